@@ -1,0 +1,111 @@
+// bnorm inspect MODEL [--json] [--summary]
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "model/model.h"
+#include "transforms/inspect.h"
+
+namespace bnorm::cli {
+
+namespace {
+
+struct InspectOptions {
+  std::string model;
+  bool json = false;
+  bool summary = false;
+};
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string shape_text(const ParamReport& p) {
+  if (!p.shape_known) return "[?]";
+  std::vector<std::string> d;
+  for (auto x : p.shape) d.push_back(std::to_string(x));
+  return "[" + join(d, ", ") + "]";
+}
+
+void print_header(const InspectReport& r) {
+  std::vector<std::string> opsets;
+  for (const auto& [domain, v] : r.opsets) opsets.push_back(fmt::format("{} {}", domain.empty() ? "ai.onnx" : domain, v));
+  if (r.opset_implicit) opsets.push_back("none (opset 1 implied)");
+  std::cout << fmt::format("model      {}\n", r.file);
+  std::cout << fmt::format("IR         {}   opsets: {}   producer: {}\n", r.ir_version, join(opsets, ", "),
+                           r.producer.empty() ? "-" : r.producer);
+  std::vector<std::string> counts;
+  for (const auto& [op, n] : r.op_counts) counts.push_back(fmt::format("{} {}", op, n));
+  std::cout << fmt::format("nodes      {} in {} graph{}: {}\n", r.nodes, r.graphs, r.graphs == 1 ? "" : "s",
+                           join(counts, ", "));
+  std::cout << fmt::format("weights    {} initializers, external data: {}\n", r.initializers,
+                           r.external_data ? "yes" : "no");
+}
+
+void print_table(const InspectReport& r) {
+  std::cout << fmt::format("\n{} normalization node{}, {} foldable\n", r.norms.size(), r.norms.size() == 1 ? "" : "s",
+                           r.foldable);
+  if (r.norms.empty()) return;
+  size_t wn = 4, wo = 2, wg = 5, wm = 4;
+  for (const auto& n : r.norms) {
+    wn = std::max(wn, n.name.size());
+    wo = std::max(wo, n.op.size() + 3);
+    wg = std::max(wg, n.graph.size());
+    wm = std::max(wm, n.mode.size());
+  }
+  std::cout << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "node", wn, "op", wo, "graph", wg, "mode", wm,
+                           "fold");
+  for (const auto& n : r.norms) {
+    std::cout << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", n.name.empty() ? "-" : n.name, wn,
+                             fmt::format("{}-{}", n.op, n.version), wo, n.graph, wg, n.mode, wm,
+                             n.foldable ? n.fold : "no: " + n.fold);
+  }
+}
+
+void print_details(const NormReport& n) {
+  std::cout << fmt::format("\n{} ({}-{}, graph {})\n", n.name.empty() ? "(unnamed)" : n.name, n.op, n.version, n.graph);
+  std::vector<std::string> attrs;
+  for (const auto& [k, v] : n.attributes) attrs.push_back(k + "=" + v);
+  std::cout << fmt::format("  mode        {} ({})\n", n.mode, n.mode_reason);
+  std::cout << fmt::format("  attributes  {}\n", join(attrs, "  "));
+  if (!n.legacy.empty()) std::cout << fmt::format("  legacy      {}\n", join(n.legacy, ", "));
+  std::cout << fmt::format("  types       T={} T1={} T2={}\n", n.T, n.T1, n.T2);
+  std::cout << fmt::format("  X           from {}\n", n.x_producer);
+  for (const auto& p : n.params) {
+    std::cout << fmt::format("  {:<11} {} {} from {}{}\n", p.role, shape_text(p), p.type, p.source,
+                             p.name.empty() ? "" : " '" + p.name + "'");
+  }
+  std::cout << fmt::format("  fold        {}\n", n.foldable ? n.fold : "no: " + n.fold);
+  std::cout << fmt::format("  upgrade 15  {}\n", n.upgrade.empty() ? "nothing to change" : join(n.upgrade, "; "));
+  for (const auto& w : n.warnings) std::cout << fmt::format("  warning     {}\n", w);
+}
+
+}  // namespace
+
+Runner add_inspect(CLI::App& app) {
+  auto opt = std::make_shared<InspectOptions>();
+  CLI::App* sub = app.add_subcommand("inspect", "Show what is in a model and what fold and upgrade would do");
+  sub->add_option("model", opt->model, "The .onnx model")->required();
+  sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
+  sub->add_flag("--summary", opt->summary, "Print the header and the table only, no per-node details");
+  return [opt]() {
+    const Model model = load_model(opt->model);
+    const InspectReport r = inspect(model);
+    if (opt->json) {
+      std::cout << to_json(r).dump(2) << "\n";
+      return 0;
+    }
+    print_header(r);
+    print_table(r);
+    if (!opt->summary) {
+      for (const auto& n : r.norms) print_details(n);
+    }
+    return 0;
+  };
+}
+
+}  // namespace bnorm::cli

@@ -1,0 +1,16 @@
+// The subcommands. Each add_* registers its options on `app` and returns
+// the function that runs it once parsing succeeded. Commands only parse
+// options, call the library and print: results to stdout, logs to stderr.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace bnorm::cli {
+
+using Runner = std::function<int()>;
+
+Runner add_inspect(CLI::App& app);
+
+}  // namespace bnorm::cli

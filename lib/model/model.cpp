@@ -1,0 +1,211 @@
+#include "model/model.h"
+
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <unistd.h>
+
+#include <climits>
+#include <system_error>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "model/atomic_file.h"
+#include "model/external_data.h"
+#include "model/tensor_proto.h"
+
+namespace fs = std::filesystem;
+namespace pbio = google::protobuf::io;
+
+namespace bnorm {
+
+namespace {
+
+// Newest IR version this build knows (ONNX 1.12 writes 8; 9 and 10 add
+// float8 / int4 types that bnorm passes through untouched).
+constexpr int64_t kNewestIrVersion = 10;
+
+void check_parsed(const onnx::ModelProto& m, const std::string& name) {
+  if (!m.has_graph()) {
+    const bool looks_like_tensor = m.GetReflection()->GetUnknownFields(m).field_count() > 0;
+    throw Error(ErrorKind::input, "not an ONNX model: it has no graph",
+                looks_like_tensor ? "is this a tensor (.pb) rather than a model?" : "");
+  }
+  if (m.ir_version() > kNewestIrVersion) {
+    throw Error(ErrorKind::input, fmt::format("IR version {} is newer than bnorm knows ({})", m.ir_version(),
+                                              kNewestIrVersion));
+  }
+  default_opset(m);  // rejects a doubled default-domain import
+  (void)name;
+}
+
+Model parse_stream(pbio::ZeroCopyInputStream& raw, const std::string& name) {
+  Model model;
+  pbio::CodedInputStream in(&raw);
+  in.SetTotalBytesLimit(INT_MAX);
+  if (!model.proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+    throw Error(ErrorKind::input, "not an ONNX model: the protobuf data is invalid or truncated");
+  }
+  check_parsed(model.proto, name);
+  return model;
+}
+
+}  // namespace
+
+fs::path Model::dir() const {
+  const fs::path d = path.parent_path();
+  return d.empty() ? fs::path(".") : d;
+}
+
+bool Model::has_external_data() const {
+  bool any = false;
+  for_each_tensor(const_cast<onnx::ModelProto&>(proto), [&](onnx::TensorProto& t) { any = any || is_external(t); });
+  return any;
+}
+
+Model load_model(const fs::path& path) {
+  try {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) throw Error(ErrorKind::input, "no such file");
+    if (fs::is_directory(status)) throw Error(ErrorKind::input, "is a directory, not a model file");
+    if (!fs::is_regular_file(status)) throw Error(ErrorKind::input, "is not a regular file");
+    if (fs::file_size(path, ec) == 0) throw Error(ErrorKind::input, "is empty");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(ErrorKind::input, fmt::format("cannot open: {}", std::generic_category().message(errno)));
+    pbio::FileInputStream raw(fd);
+    raw.SetCloseOnDelete(true);
+    Model model = parse_stream(raw, path.string());
+    model.path = path;
+    return model;
+  } catch (Error& e) {
+    e.in_file(path.string());
+    throw;
+  }
+}
+
+Model parse_model(const std::string& bytes, const std::string& name) {
+  try {
+    if (bytes.empty()) throw Error(ErrorKind::input, "is empty");
+    pbio::ArrayInputStream raw(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
+    Model model = parse_stream(raw, name);
+    model.path = name;
+    return model;
+  } catch (Error& e) {
+    e.in_file(name);
+    throw;
+  }
+}
+
+int64_t default_opset(const onnx::ModelProto& m) {
+  int64_t version = -1;
+  for (const auto& op : m.opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") {
+      if (version >= 0) throw Error(ErrorKind::input, "imports the default ONNX domain twice");
+      version = op.version();
+    }
+  }
+  // No import of the default domain (IR 1 and 2 models have no opset_import
+  // at all): opset 1, the only one those IR versions knew.
+  return version >= 0 ? version : 1;
+}
+
+namespace {
+
+// Moves every external tensor (and, when the model already had external
+// data, every large inline tensor) into `side`, one tensor at a time.
+void write_external(Model& model, const fs::path& src_dir, AtomicFile& side, const std::string& side_name,
+                    size_t threshold) {
+  constexpr uint64_t kAlign = 64;
+  const std::string zeros(kAlign, '\0');
+  for_each_tensor(model.proto, [&](onnx::TensorProto& t) {
+    std::vector<uint8_t> bytes;
+    if (is_external(t)) {
+      bytes = read_external(src_dir, external_ref(t), -1, t.name());
+    } else if (t.has_raw_data() && t.raw_data().size() >= threshold) {
+      bytes.assign(t.raw_data().begin(), t.raw_data().end());
+    } else if (!t.has_raw_data() && t.data_type() != onnx::TensorProto::STRING) {
+      // Typed-field storage: canonical raw form first, then decide.
+      Tensor decoded = decode_tensor(t, src_dir);
+      if (decoded.byte_size() < threshold) return;
+      bytes = std::move(decoded.bytes);
+      t.clear_float_data();
+      t.clear_double_data();
+      t.clear_int32_data();
+      t.clear_int64_data();
+      t.clear_uint64_data();
+    } else {
+      return;
+    }
+    const uint64_t pad = (kAlign - side.size() % kAlign) % kAlign;
+    side.write(zeros.data(), pad);
+    const uint64_t offset = side.size();
+    side.write(bytes.data(), bytes.size());
+    t.clear_raw_data();
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto add = [&](const char* k, const std::string& v) {
+      auto* e = t.add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    };
+    add("location", side_name);
+    add("offset", std::to_string(offset));
+    add("length", std::to_string(bytes.size()));
+  });
+}
+
+void write_proto(const onnx::ModelProto& proto, AtomicFile& out) {
+  if (proto.ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
+    throw Error(ErrorKind::unsupported, "the model is larger than protobuf's 2 GiB limit",
+                "keep large weights in external data");
+  }
+  pbio::FileOutputStream stream(out.fd());
+  if (!proto.SerializeToZeroCopyStream(&stream) || !stream.Flush()) {
+    throw Error(ErrorKind::input, fmt::format("cannot write '{}': {}", out.target().string(),
+                                              std::generic_category().message(stream.GetErrno())));
+  }
+}
+
+}  // namespace
+
+void save_model(Model& model, const fs::path& out, const SaveOptions& options) {
+  try {
+    const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+    if (!model.has_external_data()) {
+      AtomicFile file(out);
+      write_proto(model.proto, file);
+      file.commit();
+      model.path = out;
+      return;
+    }
+    const std::string side_name =
+        options.external_data_name.empty() ? out.filename().string() + ".data" : options.external_data_name;
+    const fs::path side_path = resolve_external_location(out_dir, side_name);
+    // Work on a copy of the proto's external entries only if writing fails
+    // half-way: keep the original to restore.
+    const onnx::ModelProto original = model.proto;
+    try {
+      AtomicFile side(side_path);
+      write_external(model, model.dir(), side, side_name, options.external_threshold);
+      AtomicFile file(out);
+      write_proto(model.proto, file);
+      side.commit();
+      try {
+        file.commit();
+      } catch (...) {
+        side.undo_commit();
+        throw;
+      }
+    } catch (...) {
+      model.proto = original;
+      throw;
+    }
+    model.path = out;
+  } catch (Error& e) {
+    e.in_file(out.string());
+    throw;
+  }
+}
+
+}  // namespace bnorm

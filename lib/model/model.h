@@ -1,0 +1,62 @@
+// bnorm::Model: an ONNX model as read from disk, and its I/O.
+//
+// Loading keeps every field of the ModelProto (protobuf keeps unknown
+// fields too), so saving an unchanged model gives the same ModelProto.
+// External data stays in its side files until a tensor is decoded.
+// Saving is atomic: temporary files next to the target, then rename; on any
+// error nothing is left behind and the input is never touched.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace bnorm {
+
+struct Model {
+  onnx::ModelProto proto;
+  std::filesystem::path path;  // the file it was read from (or last saved to)
+
+  // The directory external data locations are relative to.
+  std::filesystem::path dir() const;
+  // Any initializer or tensor attribute, in any graph, stored externally.
+  bool has_external_data() const;
+};
+
+// Reads `path`. Throws Error(input) naming the file when it is missing, a
+// directory, empty, not a protobuf ModelProto, or has no graph.
+Model load_model(const std::filesystem::path& path);
+
+// Parses bytes already in memory (fuzzing, tests). `name` is used in errors.
+Model parse_model(const std::string& bytes, const std::string& name);
+
+struct SaveOptions {
+  // Side file for external data, relative to the output's directory;
+  // empty: "<output file name>.data".
+  std::string external_data_name;
+  // When the model has external data, inline tensors of at least this many
+  // bytes (new weights written by a transform) go to the side file too.
+  size_t external_threshold = 1024;
+};
+
+// Writes `model` to `out`. When the model has external data, every external
+// tensor is copied, one at a time, into one side file next to `out` and the
+// tensors' entries are rewritten to point at it; `model` is then bound to
+// `out` (model.path = out).
+void save_model(Model& model, const std::filesystem::path& out, const SaveOptions& options = {});
+
+// The default-domain ("" or "ai.onnx") opset of the model. Models with no
+// opset_import at all (IR 1 and 2, e.g. PyTorch 0.2 exports) mean opset 1.
+// Throws Error(input) if the model imports the default domain twice.
+int64_t default_opset(const onnx::ModelProto& m);
+
+// Calls f(TensorProto&) for every initializer and tensor-valued attribute
+// in the model's graphs (subgraphs included) and functions.
+template <typename F>
+void for_each_tensor(onnx::ModelProto& m, F&& f);
+
+}  // namespace bnorm
+
+#include "model/model_walk.h"

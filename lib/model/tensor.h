@@ -1,0 +1,78 @@
+// bnorm::Tensor: a dense tensor held in memory, the one in-memory form of
+// every value bnorm reads or computes (weights, inputs, outputs).
+//
+// Storage is little-endian bytes in C order, exactly as ONNX's raw_data.
+// float16 and bfloat16 elements are stored as their 16-bit patterns
+// (kernels::f16 / kernels::bf16). Element access goes through data<T>().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bnorm {
+
+// Values equal ONNX's TensorProto.DataType, so a cast converts.
+enum class DType : int32_t {
+  undefined = 0,
+  float32 = 1,
+  uint8 = 2,
+  int8 = 3,
+  uint16 = 4,
+  int16 = 5,
+  int32 = 6,
+  int64 = 7,
+  string = 8,
+  boolean = 9,
+  float16 = 10,
+  float64 = 11,
+  uint32 = 12,
+  uint64 = 13,
+  bfloat16 = 16,
+};
+
+// Size of one element in bytes; 0 for types bnorm cannot hold (string,
+// complex, undefined, unknown values).
+size_t dtype_size(DType t);
+// ONNX's spelling: "float", "double", "float16", "bfloat16", "int64", ...
+std::string dtype_name(DType t);
+// float, double, float16, bfloat16: the types a normalization node carries.
+bool is_floating(DType t);
+
+struct Tensor {
+  std::string name;
+  DType dtype = DType::undefined;
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> bytes;
+
+  Tensor() = default;
+  // Allocates numel(dims) zeroed elements. Throws Error(input) when dims
+  // are negative, overflow, or the type has no fixed size.
+  Tensor(DType t, std::vector<int64_t> shape, std::string tensor_name = {});
+
+  int64_t numel() const;
+  size_t byte_size() const { return bytes.size(); }
+
+  template <typename T> T* data() { return reinterpret_cast<T*>(bytes.data()); }
+  template <typename T> const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
+
+  // Every element as double (exact for float, double, float16, bfloat16
+  // and integers up to 2^53). Throws for types without a numeric value.
+  std::vector<double> to_f64() const;
+  // A tensor of `t` whose elements are `values` rounded once to `t`
+  // (round to nearest even for floating types, saturating truncation
+  // toward zero for integers is NOT done: integers must be exact).
+  static Tensor from_f64(DType t, std::vector<int64_t> shape, const std::vector<double>& values,
+                         std::string tensor_name = {});
+};
+
+// Number of elements of `dims`; throws Error(input) on a negative dim or
+// when the product overflows int64 or exceeds `max_elements`.
+int64_t checked_numel(const std::vector<int64_t>& dims, int64_t max_elements = INT64_MAX);
+
+// "[2, 3, 4]"; "[]" for a scalar.
+std::string shape_str(const std::vector<int64_t>& dims);
+
+}  // namespace bnorm

@@ -1,0 +1,23 @@
+// Tensor files: ONNX's `.pb` (a serialized TensorProto, as in the backend
+// test layout's input_N.pb / output_N.pb) and NumPy's `.npy` (format 1.0
+// to 3.0, little-endian, C order: '<f4', '<f8', '<f2', and the integer and
+// bool types; bfloat16 has no npy type and is refused with a clear error).
+// The kind is chosen by the file extension.
+#pragma once
+
+#include <filesystem>
+
+#include "model/tensor.h"
+
+namespace bnorm {
+
+Tensor read_tensor_file(const std::filesystem::path& path);
+// Writes atomically (temporary file in the same directory, then rename).
+void write_tensor_file(const Tensor& t, const std::filesystem::path& path);
+
+Tensor read_npy(const std::filesystem::path& path);
+void write_npy(const Tensor& t, const std::filesystem::path& path);
+Tensor read_pb(const std::filesystem::path& path);
+void write_pb(const Tensor& t, const std::filesystem::path& path);
+
+}  // namespace bnorm

@@ -1,0 +1,34 @@
+// TensorProto <-> Tensor.
+//
+// Decoding accepts every storage ONNX allows for the types bnorm holds:
+// raw_data (little-endian), the typed fields (float_data, double_data,
+// int32_data -- which also carries int8/int16/uint8/uint16/bool and the bit
+// patterns of float16/bfloat16 --, int64_data, uint64_data -- uint32 and
+// uint64 --) and external data (read from a side file next to the model).
+// Declared dims are checked against the data size before any allocation.
+// Encoding always writes the canonical form: raw_data, typed fields empty.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+
+#include "model/tensor.h"
+
+namespace bnorm {
+
+// True when the tensor's data lives in a side file (data_location EXTERNAL).
+bool is_external(const onnx::TensorProto& p);
+
+// Decodes `p`. `base_dir` is the model's directory, used to resolve
+// external data; an external tensor with no base_dir is an error.
+// Throws Error(input) naming the tensor on any inconsistency.
+Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& base_dir = {});
+
+// Writes `t` into `out` in canonical raw form: name, data_type, dims,
+// raw_data; every typed field and external-data entry is cleared, other
+// fields (doc_string, metadata) are kept.
+void encode_tensor(const Tensor& t, onnx::TensorProto* out);
+onnx::TensorProto to_proto(const Tensor& t);
+
+}  // namespace bnorm

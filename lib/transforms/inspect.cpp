@@ -1,0 +1,206 @@
+#include "transforms/inspect.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "model/graph_index.h"
+#include "model/infer.h"
+#include "model/norm_op.h"
+#include "model/tensor.h"
+#include "transforms/fold_match.h"
+#include "transforms/upgrade_plan.h"
+
+namespace bnorm {
+
+namespace {
+
+std::string type_name(const onnx::TypeProto* t) {
+  if (!t || !t->has_tensor_type() || t->tensor_type().elem_type() == 0) return "?";
+  return dtype_name(static_cast<DType>(t->tensor_type().elem_type()));
+}
+
+std::string node_label(const onnx::NodeProto& n) {
+  return n.name().empty() ? n.op_type() : fmt::format("{} '{}'", n.op_type(), n.name());
+}
+
+ParamReport describe_param(const GraphIndex& index, const GraphIndex::Scope& scope, const std::string& role,
+                           const onnx::NodeProto& node, int input) {
+  ParamReport p;
+  p.role = role;
+  if (input >= node.input_size() || node.input(input).empty()) {
+    p.source = "missing";
+    p.type = "?";
+    return p;
+  }
+  p.name = node.input(input);
+  const GraphIndex::Value* v = index.find(scope, p.name);
+  if (auto c = index.constant(scope, p.name)) {
+    p.source = GraphIndex::describe(c->kind);
+    p.type = dtype_name(static_cast<DType>(c->tensor->data_type()));
+    p.shape.assign(c->tensor->dims().begin(), c->tensor->dims().end());
+    p.shape_known = true;
+    return p;
+  }
+  if (!v) p.source = "undefined";
+  else if (v->graph_input) p.source = v->scope == &scope ? "graph input" : "outer-scope graph input";
+  else if (v->producer) p.source = fmt::format("output of {}", node_label(*v->producer));
+  else p.source = "undefined";
+  const onnx::TypeProto* t = index.declared_type(scope, p.name);
+  p.type = type_name(t);
+  if (t && t->has_tensor_type() && t->tensor_type().has_shape()) {
+    p.shape_known = true;
+    for (const auto& d : t->tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) {
+        p.shape_known = false;
+        break;
+      }
+      p.shape.push_back(d.dim_value());
+    }
+    if (!p.shape_known) p.shape.clear();
+  }
+  return p;
+}
+
+std::vector<std::pair<std::string, std::string>> attributes_with_defaults(const NormNode& n) {
+  std::vector<std::pair<std::string, std::string>> a;
+  auto mark = [](bool given) { return given ? "" : " (default)"; };
+  a.emplace_back("epsilon", fmt::format("{}{}", n.epsilon, mark(n.epsilon_given)));
+  if (n.kind == NormKind::instance_norm) return a;
+  a.emplace_back("momentum", fmt::format("{}{}", n.momentum, mark(n.momentum_given)));
+  if (n.version < 7) a.emplace_back("is_test", fmt::format("{}{}", n.is_test.value_or(0), mark(n.is_test.has_value())));
+  if (n.version < 9) a.emplace_back("spatial", fmt::format("{}{}", n.spatial ? 1 : 0, mark(n.spatial_attr.has_value())));
+  if (n.version >= 14) {
+    a.emplace_back("training_mode", fmt::format("{}{}", n.training_mode.value_or(0), mark(n.training_mode.has_value())));
+  }
+  return a;
+}
+
+NormReport describe_norm(const GraphIndex& index, const GraphIndex::Scope& scope, const onnx::NodeProto& node,
+                         int64_t opset) {
+  NormReport r;
+  r.graph = scope.path;
+  r.name = node.name();
+  r.op = node.op_type();
+  const NormNode n = read_norm_node(node, opset);
+  r.version = n.version;
+  r.attributes = attributes_with_defaults(n);
+  if (n.consumed_inputs) r.legacy.push_back("consumed_inputs");
+  if (n.is_test) r.legacy.push_back("is_test");
+  if (n.spatial_attr) r.legacy.push_back("spatial");
+  r.mode = n.kind == NormKind::instance_norm ? "instance" : (n.training ? "training" : "inference");
+  r.mode_reason = n.mode_reason;
+  r.warnings = n.warnings;
+
+  const bool bn = n.kind == NormKind::batch_norm;
+  static const char* bn_roles[] = {"scale", "B", "input_mean", "input_var"};
+  static const char* in_roles[] = {"scale", "B"};
+  const int nparams = bn ? 4 : 2;
+  for (int i = 0; i < nparams; ++i) r.params.push_back(describe_param(index, scope, bn ? bn_roles[i] : in_roles[i], node, i + 1));
+  const int expected_inputs = bn ? 5 : 3;
+  if (node.input_size() != expected_inputs) {
+    r.warnings.push_back(fmt::format("{} inputs, expected {}", node.input_size(), expected_inputs));
+  }
+  r.T = node.input_size() > 0 ? type_name(index.declared_type(scope, node.input(0))) : "?";
+  r.T1 = r.params[0].type;
+  r.T2 = bn ? r.params[2].type : r.T1;
+
+  const GraphIndex::Value* x = node.input_size() > 0 ? index.find(scope, node.input(0)) : nullptr;
+  if (!x) r.x_producer = "undefined";
+  else if (x->producer) r.x_producer = node_label(*x->producer);
+  else if (x->graph_input) r.x_producer = "graph input";
+  else if (x->initializer) r.x_producer = "initializer";
+
+  if (bn) {
+    const FoldCandidate c = match_fold(index, node, opset);
+    r.foldable = c.match.has_value();
+    r.fold = c ? fmt::format("into {}", node_label(*c.match->producer)) : c.reason;
+  } else {
+    r.fold = "InstanceNormalization does not fold (statistics depend on the input)";
+  }
+  r.upgrade = plan_upgrade(n, 15);
+  return r;
+}
+
+}  // namespace
+
+InspectReport inspect(const Model& model) {
+  InspectReport r;
+  r.file = model.path.string();
+  const onnx::ModelProto& m = model.proto;
+  r.ir_version = m.ir_version();
+  r.producer = m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
+  for (const auto& op : m.opset_import()) r.opsets.emplace_back(op.domain(), op.version());
+  r.opset_implicit = m.opset_import_size() == 0;
+  r.default_opset = default_opset(m);
+  r.external_data = model.has_external_data();
+
+  const onnx::ModelProto inferred = with_inferred_shapes(m);
+  const GraphIndex index(inferred);
+  r.graphs = static_cast<int>(index.scopes().size());
+  for (const auto& scope : index.scopes()) {
+    r.initializers += scope->graph->initializer_size();
+    for (const auto& node : scope->graph->node()) {
+      ++r.nodes;
+      const std::string key = is_default_domain(node.domain()) ? node.op_type() : node.domain() + "." + node.op_type();
+      ++r.op_counts[key];
+      if (!is_norm_node(node)) continue;
+      try {
+        r.norms.push_back(describe_norm(index, *scope, node, r.default_opset));
+      } catch (Error& e) {
+        e.at_node(node.name(), node.op_type(), norm_schema_version(node.op_type(), r.default_opset));
+        throw;
+      }
+      if (r.norms.back().foldable) ++r.foldable;
+    }
+  }
+  return r;
+}
+
+nlohmann::json to_json(const InspectReport& r) {
+  using nlohmann::json;
+  json opsets = json::array();
+  for (const auto& [domain, version] : r.opsets) opsets.push_back({{"domain", domain}, {"version", version}});
+  json norms = json::array();
+  for (const auto& n : r.norms) {
+    json attrs = json::object();
+    for (const auto& [k, v] : n.attributes) attrs[k] = v;
+    json params = json::array();
+    for (const auto& p : n.params) {
+      params.push_back({{"role", p.role},
+                        {"name", p.name},
+                        {"source", p.source},
+                        {"type", p.type},
+                        {"shape", p.shape_known ? json(p.shape) : json(nullptr)}});
+    }
+    norms.push_back({{"graph", n.graph},
+                     {"name", n.name},
+                     {"op", n.op},
+                     {"version", n.version},
+                     {"attributes", attrs},
+                     {"legacy_attributes", n.legacy},
+                     {"mode", n.mode},
+                     {"mode_reason", n.mode_reason},
+                     {"types", {{"T", n.T}, {"T1", n.T1}, {"T2", n.T2}}},
+                     {"params", params},
+                     {"x_producer", n.x_producer},
+                     {"foldable", n.foldable},
+                     {"fold", n.fold},
+                     {"upgrade_to_15", n.upgrade},
+                     {"warnings", n.warnings}});
+  }
+  return {{"file", r.file},
+          {"ir_version", r.ir_version},
+          {"producer", r.producer},
+          {"opset_import", opsets},
+          {"opset_implicit", r.opset_implicit},
+          {"default_opset", r.default_opset},
+          {"graphs", r.graphs},
+          {"nodes", r.nodes},
+          {"op_counts", r.op_counts},
+          {"initializers", r.initializers},
+          {"external_data", r.external_data},
+          {"norm_nodes", norms},
+          {"foldable", r.foldable}};
+}
+
+}  // namespace bnorm

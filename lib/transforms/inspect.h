@@ -1,0 +1,68 @@
+// inspect: what is in a model, and what fold and upgrade would do to it.
+//
+// Reads the model (never changes it) and reports, for every
+// BatchNormalization and InstanceNormalization node in every graph: its
+// schema version, attributes with defaults filled in, legacy attributes,
+// mode and why, types, parameter shapes and sources, the producer of X,
+// whether `fold` would fold it (or why not) and what `upgrade` to opset 15
+// would do. The JSON form is documented in docs/cli.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+
+namespace bnorm {
+
+struct ParamReport {
+  std::string role;    // "scale", "B", "input_mean", "input_var"
+  std::string name;
+  std::string source;  // "initializer", "Constant node", "graph input", "node output (Op)", "missing"
+  std::string type;    // "float", ... or "?"
+  std::vector<int64_t> shape;
+  bool shape_known = false;
+};
+
+struct NormReport {
+  std::string graph;   // "main", "main/if1.then_branch"
+  std::string name;
+  std::string op;      // "BatchNormalization" / "InstanceNormalization"
+  int version = 0;
+  std::vector<std::pair<std::string, std::string>> attributes;  // value, "(default)" marked
+  std::vector<std::string> legacy;    // legacy attributes present
+  std::string mode;                   // "inference" / "training"
+  std::string mode_reason;
+  std::string T, T1, T2;
+  std::vector<ParamReport> params;
+  std::string x_producer;             // "Conv 'conv1'", "graph input", ...
+  bool foldable = false;
+  std::string fold;                   // "into Conv 'conv1'" or the reason it does not fold
+  std::vector<std::string> upgrade;   // effects of upgrading to opset 15
+  std::vector<std::string> warnings;
+};
+
+struct InspectReport {
+  std::string file;
+  int64_t ir_version = 0;
+  std::string producer;
+  std::vector<std::pair<std::string, int64_t>> opsets;  // domain ("" = ai.onnx), version
+  bool opset_implicit = false;                          // no opset_import: opset 1
+  int64_t default_opset = 0;
+  int graphs = 0;
+  int64_t nodes = 0;
+  std::map<std::string, int64_t> op_counts;
+  int64_t initializers = 0;
+  bool external_data = false;
+  std::vector<NormReport> norms;
+  int foldable = 0;
+};
+
+InspectReport inspect(const Model& model);
+nlohmann::json to_json(const InspectReport& r);
+
+}  // namespace bnorm

@@ -1,0 +1,40 @@
+// Helpers shared by the tests: temporary directories, running the CLI,
+// locating the project's generated test data.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace bnorm::test {
+
+// A fresh directory under the system temp dir, removed on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs build/bnorm with `args` (no shell; arguments passed as they are).
+CliResult run_cli(const std::vector<std::string>& args);
+
+// testdata/<name> in the source tree.
+std::filesystem::path testdata(const std::string& name);
+
+std::string read_file(const std::filesystem::path& p);
+void write_file(const std::filesystem::path& p, const std::string& bytes);
+
+}  // namespace bnorm::test
