@@ -117,7 +117,7 @@ NormNode read_norm_node(const onnx::NodeProto& node, int64_t opset) {
     if (bn) {
       read_batch_norm_mode(n);
     } else {
-      n.mode_reason = "per-instance statistics";
+      n.mode_reason = "statistics per instance and channel; no training form";
     }
   } catch (Error& e) {
     e.at_node(node.name(), node.op_type(), n.version);

@@ -130,8 +130,10 @@ FoldCandidate match_fold(const GraphIndex& index, const onnx::NodeProto& bn, int
   if (!channels) return no(why);
   m.channels = *channels;
   for (int i = 0; i < 4; ++i) {
+    // [C]; a scalar is accepted as [1] (Constant value_float, C = 1).
     const auto d = dims_of(*slots[i]->tensor);
-    if (d.size() != 1 || d[0] != m.channels) {
+    const bool ok = d.size() == 1 ? d[0] == m.channels : d.empty() && m.channels == 1;
+    if (!ok) {
       return no(fmt::format("BN {} has shape {}, {} has {} output channels", names[i], shape_str(d), pname,
                             m.channels));
     }

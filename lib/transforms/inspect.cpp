@@ -87,7 +87,7 @@ NormReport describe_norm(const GraphIndex& index, const GraphIndex::Scope& scope
   if (n.consumed_inputs) r.legacy.push_back("consumed_inputs");
   if (n.is_test) r.legacy.push_back("is_test");
   if (n.spatial_attr) r.legacy.push_back("spatial");
-  r.mode = n.kind == NormKind::instance_norm ? "instance" : (n.training ? "training" : "inference");
+  r.mode = n.training ? "training" : "inference";
   r.mode_reason = n.mode_reason;
   r.warnings = n.warnings;
 

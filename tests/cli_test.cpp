@@ -1,0 +1,79 @@
+// The CLI as a user runs it: exit codes, where output goes, JSON.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "support.h"
+
+using namespace bnorm::test;
+namespace fs = std::filesystem;
+
+TEST_CASE("bnorm with no command or an unknown one is a usage error", "[cli]") {
+  CHECK(run_cli({}).exit_code == 2);
+  const auto r = run_cli({"frobnicate"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("bnorm --help and --version succeed", "[cli]") {
+  const auto help = run_cli({"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("inspect") != std::string::npos);
+  const auto version = run_cli({"--version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.out.find("bnorm") != std::string::npos);
+}
+
+TEST_CASE("inspect prints a table of the normalization nodes", "[cli][inspect]") {
+  const auto r = run_cli({"inspect", testdata("demo_opset6.onnx").string()});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("3 normalization nodes, 3 foldable") != std::string::npos);
+  CHECK(r.out.find("bn1") != std::string::npos);
+  CHECK(r.out.find("into Conv 'conv1'") != std::string::npos);
+}
+
+TEST_CASE("inspect --json prints one JSON document on stdout", "[cli][inspect]") {
+  const auto r = run_cli({"inspect", "--json", testdata("subgraph_if_opset11.onnx").string()});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["norm_nodes"].size() == 2);
+  CHECK(j["graphs"] == 3);
+}
+
+TEST_CASE("bad inputs end with exit 2 and one short message naming the file", "[cli][errors]") {
+  TempDir tmp;
+  write_file(tmp / "empty.onnx", "");
+  write_file(tmp / "junk.onnx", "\x08\x96\x01 this is not a model");
+  const std::vector<std::pair<fs::path, std::string>> cases{
+      {tmp / "missing.onnx", "no such file"},
+      {tmp.path(), "is a directory"},
+      {tmp / "empty.onnx", "is empty"},
+      {tmp / "junk.onnx", "not an ONNX model"},
+      {testdata("tensors/f32_raw.pb"), "not an ONNX model"},
+  };
+  for (const auto& [path, expect] : cases) {
+    INFO(path);
+    const auto r = run_cli({"inspect", path.string()});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("bnorm: error: " + path.string() + ": ", 0) == 0);
+    CHECK(r.err.find(expect) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') <= 2);
+  }
+}
+
+TEST_CASE("random bytes never crash inspect", "[cli][errors]") {
+  TempDir tmp;
+  uint32_t state = 12345;
+  for (int i = 0; i < 40; ++i) {
+    std::string bytes(static_cast<size_t>(1 + i * 37), '\0');
+    for (auto& c : bytes) {
+      state = state * 1664525u + 1013904223u;
+      c = static_cast<char>(state >> 24);
+    }
+    write_file(tmp / "r.onnx", bytes);
+    const auto r = run_cli({"inspect", (tmp / "r.onnx").string()});
+    INFO(i);
+    CHECK((r.exit_code == 0 || r.exit_code == 2));
+  }
+}
