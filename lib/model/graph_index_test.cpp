@@ -22,7 +22,9 @@ TEST_CASE("uses inside subgraphs are recorded on the outer value", "[graph_index
   const Model m = load_model(test::testdata("subgraph_if_opset11.onnx"));
   const GraphIndex index(m.proto);
   REQUIRE(index.scopes().size() == 3);
-  const auto& then_scope = *index.scopes()[1];
+  const auto& then_scope = **std::find_if(index.scopes().begin(), index.scopes().end(), [](const auto& s) {
+    return s->path == "main/if_node.then_branch";
+  });
   CHECK(then_scope.parent == &index.main());
   CHECK(then_scope.owner->op_type() == "If");
   // The then-branch BN's scale is an initializer of the main graph.
