@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# make demo: the main job on the embedded default model, testdata/demo_opset6.onnx
+# (an opset-6 network, Conv + BatchNormalization + Relu twice, then Flatten,
+# Gemm and a BatchNormalization on the logits; made by testdata/generate.py).
+set -euo pipefail
+bnorm=${1:-build/bnorm}
+cd "$(dirname "$0")/.."
+model=testdata/demo_opset6.onnx
+
+say() { if [ -t 1 ]; then printf '\n\033[1m$ %s\033[0m\n' "$*"; else printf '\n$ %s\n' "$*"; fi; }
+step() { say "$@"; "$@"; }
+
+echo "bnorm demo on $model"
+step "$bnorm" inspect --summary "$model"
+say "$bnorm" inspect "$model" "  (the details of bn1)"
+"$bnorm" inspect "$model" | sed -n '/^bn1 /,/^$/p'
+echo
+echo "The demo grows with the commands: upgrade, fold and eval join it as they land (see docs/cli.md)."
