@@ -1,0 +1,221 @@
+#include "model/tensor_proto.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "model/external_data.h"
+
+namespace bnorm {
+
+namespace {
+
+std::string label(const std::string& name) {
+  return name.empty() ? std::string("unnamed tensor") : fmt::format("tensor '{}'", name);
+}
+
+// The typed field ONNX uses for each type (raw_data is always allowed too).
+const char* typed_field_for(DType t) {
+  switch (t) {
+    case DType::float32: return "float_data";
+    case DType::float64: return "double_data";
+    case DType::int64: return "int64_data";
+    case DType::uint32:
+    case DType::uint64: return "uint64_data";
+    default: return "int32_data";
+  }
+}
+
+struct Field {
+  const char* name;
+  int size;
+};
+
+// The typed fields of `p` that hold values.
+std::vector<Field> nonempty_typed_fields(const onnx::TensorProto& p) {
+  std::vector<Field> out;
+  if (p.float_data_size() > 0) out.push_back({"float_data", p.float_data_size()});
+  if (p.double_data_size() > 0) out.push_back({"double_data", p.double_data_size()});
+  if (p.int32_data_size() > 0) out.push_back({"int32_data", p.int32_data_size()});
+  if (p.int64_data_size() > 0) out.push_back({"int64_data", p.int64_data_size()});
+  if (p.uint64_data_size() > 0) out.push_back({"uint64_data", p.uint64_data_size()});
+  if (p.string_data_size() > 0) out.push_back({"string_data", p.string_data_size()});
+  return out;
+}
+
+// Range of the values int32_data may carry for `t`. float16 and bfloat16
+// carry 16-bit patterns, normally as uint16; int16 (sign-extended) values
+// are accepted too, as some writers produce them.
+void int32_range(DType t, int64_t* lo, int64_t* hi) {
+  switch (t) {
+    case DType::int8: *lo = -128; *hi = 127; return;
+    case DType::uint8: *lo = 0; *hi = 255; return;
+    case DType::int16: *lo = -32768; *hi = 32767; return;
+    case DType::uint16: *lo = 0; *hi = 65535; return;
+    case DType::boolean: *lo = 0; *hi = 1; return;
+    case DType::float16:
+    case DType::bfloat16: *lo = -32768; *hi = 65535; return;
+    default: *lo = INT32_MIN; *hi = INT32_MAX; return;
+  }
+}
+
+// Copies integer values into elements of `size` bytes: the low bytes of
+// their two's complement form, after checking they lie in [lo, hi].
+template <typename Int>
+void copy_integers(const google::protobuf::RepeatedField<Int>& values, int64_t lo, uint64_t hi,
+                   size_t size, uint8_t* out, const onnx::TensorProto& p) {
+  for (int i = 0; i < values.size(); ++i) {
+    const Int v = values.Get(i);
+    const bool negative = std::is_signed<Int>::value && static_cast<int64_t>(v) < 0;
+    const bool in_range = negative ? static_cast<int64_t>(v) >= lo : static_cast<uint64_t>(v) <= hi;
+    if (!in_range) {
+      fail(ErrorKind::input, "{}: value {} at index {} is out of range for {}", label(p.name()), v, i,
+           dtype_name(static_cast<DType>(p.data_type())));
+    }
+    const uint64_t bits = static_cast<uint64_t>(v);
+    std::memcpy(out + static_cast<size_t>(i) * size, &bits, size);  // little-endian low bytes
+  }
+}
+
+void decode_typed(const onnx::TensorProto& p, DType t, Tensor* out) {
+  const size_t size = dtype_size(t);
+  uint8_t* dst = out->bytes.data();
+  switch (t) {
+    case DType::float32:
+      if (!out->bytes.empty()) std::memcpy(dst, p.float_data().data(), out->bytes.size());
+      return;
+    case DType::float64:
+      if (!out->bytes.empty()) std::memcpy(dst, p.double_data().data(), out->bytes.size());
+      return;
+    case DType::int64:
+      if (!out->bytes.empty()) std::memcpy(dst, p.int64_data().data(), out->bytes.size());
+      return;
+    case DType::uint32: copy_integers(p.uint64_data(), 0, UINT32_MAX, size, dst, p); return;
+    case DType::uint64: copy_integers(p.uint64_data(), 0, UINT64_MAX, size, dst, p); return;
+    default: break;
+  }
+  int64_t lo = 0, hi = 0;
+  int32_range(t, &lo, &hi);
+  copy_integers(p.int32_data(), lo, static_cast<uint64_t>(hi), size, dst, p);
+}
+
+// Refuses bool bytes other than 0 and 1, whatever storage they came from.
+void check_bools(const Tensor& t) {
+  for (size_t i = 0; i < t.bytes.size(); ++i) {
+    if (t.bytes[i] > 1) {
+      fail(ErrorKind::input, "{}: bool value {} at index {} is not 0 or 1", label(t.name), int{t.bytes[i]}, i);
+    }
+  }
+}
+
+}  // namespace
+
+bool is_external(const onnx::TensorProto& p) {
+  return p.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
+}
+
+Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& base_dir) {
+  const DType t = static_cast<DType>(p.data_type());
+  const size_t size = dtype_size(t);
+  if (size == 0) fail(ErrorKind::input, "{}: type {} is not supported", label(p.name()), dtype_name(t));
+  if (p.has_segment()) fail(ErrorKind::unsupported, "{}: segmented tensors are not supported", label(p.name()));
+
+  const std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
+  int64_t numel = 0;
+  try {
+    numel = checked_numel(dims, INT64_MAX / static_cast<int64_t>(size));
+  } catch (const Error& e) {
+    fail(ErrorKind::input, "{}: {}", label(p.name()), e.bare_message());
+  }
+  const auto expected = static_cast<uint64_t>(numel) * size;
+  const std::string need = fmt::format("dims {} of {} need", shape_str(dims), dtype_name(t));
+
+  const std::vector<Field> typed = nonempty_typed_fields(p);
+  const bool raw = p.has_raw_data() || !p.raw_data().empty();
+  if (is_external(p) && (raw || !typed.empty())) {
+    fail(ErrorKind::input, "{}: has external data and also {}", label(p.name()), raw ? "raw_data" : typed[0].name);
+  }
+  if (raw && !typed.empty()) fail(ErrorKind::input, "{}: has both raw_data and {}", label(p.name()), typed[0].name);
+  if (typed.size() > 1) {
+    fail(ErrorKind::input, "{}: has both {} and {}", label(p.name()), typed[0].name, typed[1].name);
+  }
+
+  Tensor out;
+  out.name = p.name();
+  out.dtype = t;
+  out.dims = dims;
+  if (is_external(p)) {
+    if (base_dir.empty()) {
+      fail(ErrorKind::input, "{}: has external data but the model's directory is unknown", label(p.name()));
+    }
+    out.bytes = read_external(base_dir, external_ref(p), static_cast<int64_t>(expected), p.name());
+    if (out.bytes.size() != expected) {
+      fail(ErrorKind::input, "{}: external data has {} bytes, {} {}", label(p.name()), out.bytes.size(), need,
+           expected);
+    }
+  } else if (raw) {
+    if (p.raw_data().size() != expected) {
+      fail(ErrorKind::input, "{}: raw_data has {} bytes, {} {}", label(p.name()), p.raw_data().size(), need,
+           expected);
+    }
+    out.bytes.assign(p.raw_data().begin(), p.raw_data().end());
+  } else if (!typed.empty()) {
+    const char* want = typed_field_for(t);
+    if (std::strcmp(typed[0].name, want) != 0) {
+      fail(ErrorKind::input, "{}: {} values must be in {} or raw_data, found {}", label(p.name()), dtype_name(t),
+           want, typed[0].name);
+    }
+    if (typed[0].size != numel) {
+      fail(ErrorKind::input, "{}: {} has {} values, {} {}", label(p.name()), want, typed[0].size, need, numel);
+    }
+    out.bytes.resize(expected);
+    decode_typed(p, t, &out);
+  } else if (numel > 0) {
+    fail(ErrorKind::input, "{}: has no data, {} {} values", label(p.name()), need, numel);
+  }
+  if (t == DType::boolean) check_bools(out);
+  return out;
+}
+
+void encode_tensor(const Tensor& t, onnx::TensorProto* out) {
+  const size_t size = dtype_size(t.dtype);
+  if (size == 0) fail(ErrorKind::input, "{}: type {} cannot be encoded", label(t.name), dtype_name(t.dtype));
+  int64_t numel = 0;
+  try {
+    numel = checked_numel(t.dims, INT64_MAX / static_cast<int64_t>(size));
+  } catch (const Error& e) {
+    fail(ErrorKind::input, "{}: {}", label(t.name), e.bare_message());
+  }
+  if (t.bytes.size() != static_cast<uint64_t>(numel) * size) {
+    fail(ErrorKind::input, "{}: holds {} bytes, dims {} of {} need {}", label(t.name), t.bytes.size(),
+         shape_str(t.dims), dtype_name(t.dtype), static_cast<uint64_t>(numel) * size);
+  }
+  // An unnamed tensor keeps the proto's name, so data can be replaced in place.
+  if (!t.name.empty()) out->set_name(t.name);
+  out->set_data_type(static_cast<int32_t>(t.dtype));
+  out->clear_dims();
+  for (int64_t d : t.dims) out->add_dims(d);
+  out->clear_float_data();
+  out->clear_double_data();
+  out->clear_int32_data();
+  out->clear_int64_data();
+  out->clear_uint64_data();
+  out->clear_string_data();
+  out->clear_segment();
+  out->clear_external_data();
+  out->clear_data_location();  // reads as DEFAULT and is not serialized, as ONNX writes it
+  out->mutable_raw_data()->assign(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
+}
+
+onnx::TensorProto to_proto(const Tensor& t) {
+  onnx::TensorProto p;
+  encode_tensor(t, &p);
+  return p;
+}
+
+}  // namespace bnorm
