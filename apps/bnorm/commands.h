@@ -12,5 +12,6 @@ namespace bnorm::cli {
 using Runner = std::function<int()>;
 
 Runner add_inspect(CLI::App& app);
+Runner add_fold(CLI::App& app);
 
 }  // namespace bnorm::cli

@@ -34,6 +34,7 @@ int run(int argc, char** argv) {
     runners[app.get_subcommands({}).at(before)] = std::move(r);
   };
   add(bnorm::cli::add_inspect);
+  add(bnorm::cli::add_fold);
 
   try {
     app.parse(argc, argv);

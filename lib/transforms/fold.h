@@ -1,0 +1,37 @@
+// fold: folds inference BatchNormalization into the Conv, ConvTranspose,
+// Gemm or MatMul that produces its input (the rewrite half; fold_match.h
+// is the match half and holds the contract: Before/After, preconditions,
+// formula).
+//
+// The arithmetic is float64 on the stored values, rounded once to each
+// tensor's type. The producer takes over the BN's output name, so
+// consumers and graph outputs are untouched; the BN node is removed.
+// Weights used only by the folded producer are rewritten in place (same
+// name, same position); shared weights and Constant-node weights get a new
+// initializer per producer. Initializers and Constant nodes that only the
+// folded nodes used, and their graph-input entries, are removed. Nothing
+// else in the model changes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+
+namespace bnorm {
+
+struct FoldReport {
+  struct Folded {
+    std::string graph, bn, producer, producer_op;
+  };
+  struct Skipped {
+    std::string graph, bn, reason;
+  };
+  int total = 0;  // BatchNormalization nodes seen, in every graph
+  std::vector<Folded> folded;
+  std::vector<Skipped> skipped;
+};
+
+FoldReport fold_batch_norms(Model& model);
+
+}  // namespace bnorm

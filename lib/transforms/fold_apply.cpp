@@ -1,0 +1,136 @@
+// The writing half of fold: applies FoldPlans to the model (see fold.h).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "model/model_walk.h"
+#include "model/tensor_proto.h"
+#include "transforms/fold_plan.h"
+
+namespace bnorm {
+
+namespace {
+
+onnx::TensorProto* find_initializer(onnx::GraphProto& g, const std::string& name) {
+  for (auto& t : *g.mutable_initializer()) {
+    if (t.name() == name) return &t;
+  }
+  return nullptr;
+}
+
+void set_input(onnx::NodeProto& n, int i, const std::string& name) {
+  while (n.input_size() <= i) n.add_input("");
+  n.set_input(i, name);
+}
+
+// A new initializer; IR < 4 models also list it as a graph input.
+void add_initializer(onnx::GraphProto& g, const Tensor& t, const std::string& name, bool list_as_input) {
+  auto* init = g.add_initializer();
+  encode_tensor(t, init);
+  init->set_name(name);
+  if (!list_as_input) return;
+  auto* in = g.add_input();
+  in->set_name(name);
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(static_cast<int>(t.dtype));
+  for (auto d : t.dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+void put_tensor(onnx::GraphProto& g, const Tensor& t, const std::string& name, bool in_place, bool list_as_input) {
+  if (in_place) {
+    onnx::TensorProto* init = find_initializer(g, name);
+    encode_tensor(t, init);
+  } else {
+    add_initializer(g, t, name, list_as_input);
+  }
+}
+
+void set_float_attr(onnx::NodeProto& n, const std::string& name, float v) {
+  for (auto& a : *n.mutable_attribute()) {
+    if (a.name() == name) {
+      a.set_f(v);
+      return;
+    }
+  }
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+
+void add_int_attr_if_absent(onnx::NodeProto& n, const std::string& name, int64_t v) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name) return;
+  }
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+// Names still read anywhere: node inputs and graph outputs, every graph.
+std::set<std::string> names_in_use(onnx::ModelProto& m) {
+  std::set<std::string> used;
+  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
+    for (const auto& n : g.node())
+      for (const auto& i : n.input()) used.insert(i);
+    for (const auto& o : g.output()) used.insert(o.name());
+  });
+  return used;
+}
+
+template <typename Repeated, typename Pred>
+void erase_if(Repeated& r, Pred pred) {
+  r.erase(std::remove_if(r.begin(), r.end(), pred), r.end());
+}
+
+void remove_released(onnx::ModelProto& m, const std::set<std::string>& released) {
+  const std::set<std::string> used = names_in_use(m);
+  std::set<std::string> gone;
+  for (const auto& n : released)
+    if (!used.count(n)) gone.insert(n);
+  if (gone.empty()) return;
+  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string&) {
+    std::set<std::string> here;
+    for (const auto& t : g.initializer())
+      if (gone.count(t.name())) here.insert(t.name());
+    erase_if(*g.mutable_initializer(), [&](const onnx::TensorProto& t) { return here.count(t.name()) > 0; });
+    erase_if(*g.mutable_input(), [&](const onnx::ValueInfoProto& v) { return here.count(v.name()) > 0; });
+    erase_if(*g.mutable_node(), [&](const onnx::NodeProto& n) {
+      return n.op_type() == "Constant" && n.output_size() == 1 && gone.count(n.output(0)) > 0;
+    });
+  });
+}
+
+}  // namespace
+
+void apply_fold_plans(Model& model, std::vector<FoldPlan>& plans, int64_t opset) {
+  const bool inputs_list_initializers = model.proto.ir_version() < 4;
+  std::map<onnx::GraphProto*, std::vector<int>> bn_positions;
+  std::set<std::string> released;
+  for (FoldPlan& p : plans) {
+    onnx::GraphProto& g = *p.graph;
+    onnx::NodeProto& producer = *g.mutable_node(p.producer_index);
+    put_tensor(g, p.weight, p.weight_name, p.weight_in_place, inputs_list_initializers);
+    set_input(producer, 1, p.weight_name);
+    put_tensor(g, p.bias, p.bias_name, p.bias_in_place, inputs_list_initializers);
+    set_input(producer, 2, p.bias_name);
+    // X (2-D) x W + b is Gemm.
+    if (p.kind == ProducerKind::matmul) producer.set_op_type("Gemm");
+    if (p.set_beta_one) set_float_attr(producer, "beta", 1.0f);
+    // Before opset 7, a Gemm C of shape [N] needs broadcast = 1.
+    const bool gemm = p.kind == ProducerKind::matmul || p.kind == ProducerKind::gemm;
+    if (gemm && opset < 7 && p.bias.dims.size() == 1) add_int_attr_if_absent(producer, "broadcast", 1);
+    producer.set_output(0, p.bn_output);
+    erase_if(*g.mutable_value_info(), [&](const onnx::ValueInfoProto& v) { return v.name() == p.producer_output; });
+    bn_positions[&g].push_back(p.bn_index);
+    released.insert(p.released.begin(), p.released.end());
+  }
+  for (auto& [g, positions] : bn_positions) {
+    std::sort(positions.rbegin(), positions.rend());
+    for (int i : positions) g->mutable_node()->DeleteSubrange(i, 1);
+  }
+  remove_released(model.proto, released);
+}
+
+}  // namespace bnorm
