@@ -1,0 +1,148 @@
+#include "transforms/fold.h"
+
+#include <google/protobuf/util/message_differencer.h>
+#include <onnx/checker.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "model/tensor_proto.h"
+#include "support.h"
+
+using namespace bnorm;
+using nlohmann::json;
+
+namespace {
+
+const onnx::NodeProto* node_named(const onnx::GraphProto& g, const std::string& name) {
+  for (const auto& n : g.node())
+    if (n.name() == name) return &n;
+  return nullptr;
+}
+
+const onnx::TensorProto* initializer(const onnx::GraphProto& g, const std::string& name) {
+  for (const auto& t : g.initializer())
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
+std::vector<double> values(const onnx::GraphProto& g, const std::string& name) {
+  const auto* t = initializer(g, name);
+  REQUIRE(t);
+  return decode_tensor(*t).to_f64();
+}
+
+}  // namespace
+
+TEST_CASE("fold folds exactly the nodes the generator marked foldable and leaves the others as they were", "[fold]") {
+  const json manifest = json::parse(test::read_file(test::testdata("manifest.json")));
+  Model model = load_model(test::testdata("fold_cases_opset13.onnx"));
+  const onnx::ModelProto before = model.proto;
+  const FoldReport r = fold_batch_norms(model);
+  int expected = 0;
+  for (const auto& n : manifest["fold_cases_opset13.onnx"]["norm_nodes"]) {
+    const std::string name = n["name"];
+    INFO(name);
+    if (n["foldable"].get<bool>()) {
+      ++expected;
+      CHECK(node_named(model.proto.graph(), name) == nullptr);
+      const auto* producer = node_named(model.proto.graph(), n["producer"].get<std::string>());
+      REQUIRE(producer);
+      CHECK(producer->output(0) == node_named(before.graph(), name)->output(0));
+    } else {
+      const auto* kept = node_named(model.proto.graph(), name);
+      REQUIRE(kept);
+      CHECK(google::protobuf::util::MessageDifferencer::Equals(*kept, *node_named(before.graph(), name)));
+    }
+  }
+  CHECK(static_cast<int>(r.folded.size()) == expected);
+  CHECK(r.total == 10);
+  CHECK(r.skipped.size() == 4);
+  onnx::ModelProto checked = model.proto;
+  CHECK_NOTHROW(onnx::checker::check_model(checked));
+}
+
+TEST_CASE("a weight shared by two folded Convs becomes one tensor per Conv and the old one goes", "[fold]") {
+  Model model = load_model(test::testdata("fold_cases_opset13.onnx"));
+  const auto* a = node_named(model.proto.graph(), "conv_shared_weight_a");
+  REQUIRE(a);
+  const std::string shared = a->input(1);
+  fold_batch_norms(model);
+  const auto& g = model.proto.graph();
+  const std::string wa = node_named(g, "conv_shared_weight_a")->input(1);
+  const std::string wb = node_named(g, "conv_shared_weight_b")->input(1);
+  CHECK(wa != wb);
+  CHECK(wa != shared);
+  CHECK(initializer(g, wa));
+  CHECK(initializer(g, wb));
+  CHECK_FALSE(initializer(g, shared));
+}
+
+TEST_CASE("folding an IR 3 model lists new initializers as graph inputs and drops the removed ones", "[fold]") {
+  Model model = load_model(test::testdata("demo_opset6.onnx"));
+  fold_batch_norms(model);
+  const auto& g = model.proto.graph();
+  std::set<std::string> inputs;
+  for (const auto& i : g.input()) inputs.insert(i.name());
+  for (const auto& t : g.initializer()) CHECK(inputs.count(t.name()) == 1);
+  for (const auto& i : g.input()) CHECK((i.name() == "input" || initializer(g, i.name())));
+  for (const auto& n : g.node()) CHECK(n.op_type() != "BatchNormalization");
+  onnx::ModelProto checked = model.proto;
+  CHECK_NOTHROW(onnx::checker::check_model(checked));
+}
+
+TEST_CASE("a folded Gemm computes what Gemm then BatchNormalization computed, by a float64 reference", "[fold]") {
+  Model model = load_model(test::testdata("fold_cases_opset13.onnx"));
+  const onnx::GraphProto before = model.proto.graph();
+  const auto* gemm = node_named(before, "gemm_transB");
+  const auto* bn = node_named(before, "bn_gemm_transB");
+  REQUIRE(gemm);
+  REQUIRE(bn);
+  const auto B = values(before, gemm->input(1));  // [N, K] (transB = 1)
+  const auto C = values(before, gemm->input(2));  // [N]
+  const auto s = values(before, bn->input(1)), b = values(before, bn->input(2));
+  const auto mean = values(before, bn->input(3)), var = values(before, bn->input(4));
+  const size_t N = s.size(), K = B.size() / N;
+  fold_batch_norms(model);
+  const auto& g = model.proto.graph();
+  const auto* folded = node_named(g, "gemm_transB");
+  const auto B2 = values(g, folded->input(1)), C2 = values(g, folded->input(2));
+  // One row x of ones and ramps: BN(x B^T + C) against x B2^T + C2.
+  for (int trial = 0; trial < 3; ++trial) {
+    std::vector<double> x(K);
+    for (size_t k = 0; k < K; ++k) x[k] = std::sin(1.0 + k + trial);
+    for (size_t n = 0; n < N; ++n) {
+      double y = C[n], y2 = C2[n];
+      for (size_t k = 0; k < K; ++k) {
+        y += x[k] * B[n * K + k];
+        y2 += x[k] * B2[n * K + k];
+      }
+      const double want = (y - mean[n]) / std::sqrt(var[n] + 1e-5) * s[n] + b[n];
+      CHECK(y2 == Approx(want).epsilon(1e-5).margin(1e-5));
+    }
+  }
+}
+
+TEST_CASE("bnorm fold writes the model, reports, and never touches its input", "[fold][cli]") {
+  test::TempDir tmp;
+  const auto in = test::testdata("fold_cases_opset13.onnx");
+  const std::string original = test::read_file(in);
+  const auto r = test::run_cli({"fold", in.string(), "-o", (tmp / "out.onnx").string(), "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["folded"].size() == 6);
+  CHECK(j["not_folded"].size() == 4);
+  CHECK(j["batch_norm_nodes"] == 10);
+  CHECK(test::read_file(in) == original);
+  CHECK(std::filesystem::exists(tmp / "out.onnx"));
+}
+
+TEST_CASE("bnorm fold on a bad model exits 2 and leaves no output", "[fold][cli]") {
+  test::TempDir tmp;
+  const auto r = test::run_cli({"fold", test::testdata("external_bad/dotdot_location.onnx").string(), "-o",
+                                (tmp / "out.onnx").string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("leaves the model's directory") != std::string::npos);
+  CHECK(std::distance(std::filesystem::directory_iterator(tmp.path()), std::filesystem::directory_iterator()) == 0);
+}
