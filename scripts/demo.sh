@@ -14,5 +14,9 @@ echo "bnorm demo on $model"
 step "$bnorm" inspect --summary "$model"
 say "$bnorm" inspect "$model" "  (the details of bn1)"
 "$bnorm" inspect "$model" | sed -n '/^bn1 /,/^$/p'
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+step "$bnorm" fold "$model" -o "$out/demo_folded.onnx"
+step "$bnorm" inspect --summary "$out/demo_folded.onnx"
 echo
-echo "The demo grows with the commands: upgrade, fold and eval join it as they land (see docs/cli.md)."
+echo "upgrade and eval join the demo as they land (see docs/cli.md)."
