@@ -1,6 +1,9 @@
 #include "model/graph_index.h"
 
 #include "core/error.h"
+#include "model/tensor_proto.h"
+
+#include <cstring>
 #include "model/model_walk.h"
 
 namespace bnorm {
@@ -91,11 +94,15 @@ std::optional<GraphIndex::Constant> GraphIndex::constant(const Scope& from, cons
     return Constant{v->graph_input ? ConstKind::initializer_graph_input : ConstKind::initializer, v->initializer,
                     nullptr};
   }
-  if (!v->producer || v->producer->op_type() != "Constant" ||
-      !(v->producer->domain().empty() || v->producer->domain() == "ai.onnx")) {
-    return std::nullopt;
-  }
+  if (!v->producer || !(v->producer->domain().empty() || v->producer->domain() == "ai.onnx")) return std::nullopt;
   const onnx::NodeProto& node = *v->producer;
+  if (node.op_type() == "Identity" && node.input_size() == 1 && node.input(0) != name) {
+    auto inner = constant(scope_of(&node), node.input(0));
+    if (!inner) return std::nullopt;
+    return Constant{ConstKind::computed, inner->tensor, &node};
+  }
+  if (node.op_type() == "ConstantOfShape") return constant_of_shape(scope_of(&node), node, name);
+  if (node.op_type() != "Constant") return std::nullopt;
   for (const auto& attr : node.attribute()) {
     auto owned = [&](onnx::TensorProto::DataType type) {
       owned_tensors_.push_back(std::make_unique<onnx::TensorProto>());
@@ -131,6 +138,36 @@ std::optional<GraphIndex::Constant> GraphIndex::constant(const Scope& from, cons
   return std::nullopt;
 }
 
+std::optional<GraphIndex::Constant> GraphIndex::constant_of_shape(const Scope& from, const onnx::NodeProto& node,
+                                                                  const std::string& name) const {
+  if (node.input_size() != 1) return std::nullopt;
+  const auto shape = constant(from, node.input(0));
+  if (!shape) return std::nullopt;
+  Tensor dims_tensor, fill;
+  try {
+    dims_tensor = decode_tensor(*shape->tensor);
+    fill = Tensor(DType::float32, {1});  // default value: float 0
+    for (const auto& a : node.attribute()) {
+      if (a.name() == "value" && a.has_t()) fill = decode_tensor(a.t());
+    }
+  } catch (const Error&) {
+    return std::nullopt;  // external or malformed: not resolvable here
+  }
+  if (dims_tensor.dtype != DType::int64 || dims_tensor.dims.size() != 1 || fill.numel() != 1) return std::nullopt;
+  std::vector<int64_t> dims(dims_tensor.data<int64_t>(), dims_tensor.data<int64_t>() + dims_tensor.numel());
+  int64_t n = 0;
+  try {
+    n = checked_numel(dims, kMaxComputedElements);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  Tensor out(fill.dtype, dims, name);
+  const size_t esize = dtype_size(fill.dtype);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out.bytes.data() + i * esize, fill.bytes.data(), esize);
+  owned_tensors_.push_back(std::make_unique<onnx::TensorProto>(to_proto(out)));
+  return Constant{ConstKind::computed, owned_tensors_.back().get(), &node};
+}
+
 const onnx::TypeProto* GraphIndex::declared_type(const Scope& from, const std::string& name) const {
   for (const Scope* s = &from; s; s = s->parent) {
     auto vi = s->value_info.find(name);
@@ -160,6 +197,7 @@ std::string GraphIndex::describe(ConstKind k) {
     case ConstKind::initializer: return "initializer";
     case ConstKind::initializer_graph_input: return "initializer (also a graph input)";
     case ConstKind::constant_node: return "Constant node";
+    case ConstKind::computed: return "computed from constants";
   }
   return "?";
 }

@@ -50,11 +50,11 @@ class GraphIndex {
   };
 
   // Where a constant value comes from.
-  enum class ConstKind { initializer, initializer_graph_input, constant_node };
+  enum class ConstKind { initializer, initializer_graph_input, constant_node, computed };
   struct Constant {
     ConstKind kind;
     const onnx::TensorProto* tensor;   // the data (an owned copy for value_float(s)/value_int(s))
-    const onnx::NodeProto* node;       // the Constant node, for constant_node
+    const onnx::NodeProto* node;       // the Constant / Identity / ConstantOfShape node
   };
 
   explicit GraphIndex(const onnx::ModelProto& model);
@@ -72,17 +72,21 @@ class GraphIndex {
   // The value's constant data, if it is a constant: an initializer (in IR<4
   // models and others, also when it is listed as a graph input: bnorm treats
   // such initializers as constants), or the output of a Constant node
-  // (value, value_float, value_floats, value_int, value_ints).
+  // (value, value_float, value_floats, value_int, value_ints), or computed
+  // from constants by Identity or ConstantOfShape (kind `computed`; at most
+  // kMaxComputedElements elements).
   std::optional<Constant> constant(const Scope& from, const std::string& name) const;
   // The declared type of a value: graph input/output, value_info, or an
   // initializer's type (as a TypeProto). nullptr when nothing declares it.
   const onnx::TypeProto* declared_type(const Scope& from, const std::string& name) const;
 
   static std::string describe(ConstKind k);
+  static constexpr int64_t kMaxComputedElements = int64_t{1} << 26;
 
  private:
   void add_graph(const onnx::GraphProto& g, const Scope* parent, const onnx::NodeProto* owner, std::string path);
   void record_uses(const Scope& scope);
+  std::optional<Constant> constant_of_shape(const Scope& from, const onnx::NodeProto& node, const std::string& name) const;
 
   std::vector<std::unique_ptr<Scope>> scopes_;
   std::unordered_map<const onnx::NodeProto*, const Scope*> node_scope_;

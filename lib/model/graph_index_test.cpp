@@ -72,3 +72,45 @@ TEST_CASE("initializers listed as graph inputs are constants of their own kind",
   CHECK(x->uses.size() == 1);
   CHECK_FALSE(x->graph_output);
 }
+
+TEST_CASE("Identity of a constant and ConstantOfShape of a constant shape are constants", "[graph_index]") {
+  onnx::ModelProto m;
+  auto* g = m.mutable_graph();
+  auto* shape = g->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(2);
+  shape->add_int64_data(2);
+  shape->add_int64_data(3);
+  auto* cos = g->add_node();
+  cos->set_op_type("ConstantOfShape");
+  cos->add_input("shape");
+  cos->add_output("filled");
+  auto* value = cos->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(2.5f);
+  auto* id = g->add_node();
+  id->set_op_type("Identity");
+  id->add_input("filled");
+  id->add_output("copy");
+  auto* dyn = g->add_node();
+  dyn->set_op_type("Identity");
+  dyn->add_input("x");
+  dyn->add_output("not_constant");
+  g->add_input()->set_name("x");
+
+  const GraphIndex index(m);
+  const auto filled = index.constant(index.main(), "filled");
+  REQUIRE(filled);
+  CHECK(filled->kind == GraphIndex::ConstKind::computed);
+  const Tensor t = decode_tensor(*filled->tensor);
+  CHECK(t.dims == std::vector<int64_t>{2, 3});
+  CHECK(t.to_f64() == std::vector<double>(6, 2.5));
+  const auto copy = index.constant(index.main(), "copy");
+  REQUIRE(copy);
+  CHECK(decode_tensor(*copy->tensor).to_f64() == t.to_f64());
+  CHECK_FALSE(index.constant(index.main(), "not_constant"));
+}

@@ -30,6 +30,10 @@ std::vector<double> affine_part(const std::vector<double>& s, const std::vector<
   return scale;
 }
 
+bool is_initializer(GraphIndex::ConstKind k) {
+  return k == GraphIndex::ConstKind::initializer || k == GraphIndex::ConstKind::initializer_graph_input;
+}
+
 int64_t int_attr(const onnx::NodeProto& n, const std::string& name, int64_t dflt) {
   for (const auto& a : n.attribute()) {
     if (a.name() == name) return a.i();
@@ -171,14 +175,14 @@ FoldReport fold_batch_norms(Model& model) {
           p.bias = Tensor::from_f64(m.bias ? old_bias.dtype : w.dtype, bias_dims, b);
           // In place when only this producer uses the tensor and the shape stays.
           const auto* wv = real.find(real_scope, m.producer->input(1));
-          p.weight_in_place = m.weight.kind != GraphIndex::ConstKind::constant_node && wv && wv->uses.size() == 1 &&
+          p.weight_in_place = is_initializer(m.weight.kind) && wv && wv->uses.size() == 1 &&
                               wv->scope == &real_scope;
           p.weight_name = p.weight_in_place ? m.producer->input(1)
                                             : unique_name(names, m.producer->input(1) + "_folded_" + bn.name());
           names.insert(p.weight_name);
           if (m.bias) {
             const auto* bv = real.find(real_scope, m.producer->input(2));
-            p.bias_in_place = m.bias->kind != GraphIndex::ConstKind::constant_node && bv && bv->uses.size() == 1 &&
+            p.bias_in_place = is_initializer(m.bias->kind) && bv && bv->uses.size() == 1 &&
                               bv->scope == &real_scope && old_bias.dims == bias_dims;
           }
           p.bias_name = p.bias_in_place ? m.producer->input(2)

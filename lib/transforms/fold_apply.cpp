@@ -84,22 +84,32 @@ void erase_if(Repeated& r, Pred pred) {
   r.erase(std::remove_if(r.begin(), r.end(), pred), r.end());
 }
 
-void remove_released(onnx::ModelProto& m, const std::set<std::string>& released) {
-  const std::set<std::string> used = names_in_use(m);
-  std::set<std::string> gone;
-  for (const auto& n : released)
-    if (!used.count(n)) gone.insert(n);
-  if (gone.empty()) return;
-  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string&) {
-    std::set<std::string> here;
-    for (const auto& t : g.initializer())
-      if (gone.count(t.name())) here.insert(t.name());
-    erase_if(*g.mutable_initializer(), [&](const onnx::TensorProto& t) { return here.count(t.name()) > 0; });
-    erase_if(*g.mutable_input(), [&](const onnx::ValueInfoProto& v) { return here.count(v.name()) > 0; });
-    erase_if(*g.mutable_node(), [&](const onnx::NodeProto& n) {
-      return n.op_type() == "Constant" && n.output_size() == 1 && gone.count(n.output(0)) > 0;
+// Removes what the folds stopped using and nothing else reads: initializers
+// (with their graph-input entries) and the nodes that only made constants
+// (Constant, Identity, ConstantOfShape), whose own inputs are then looked at
+// in turn.
+void remove_released(onnx::ModelProto& m, std::set<std::string> released) {
+  while (!released.empty()) {
+    const std::set<std::string> used = names_in_use(m);
+    std::set<std::string> gone;
+    for (const auto& n : released)
+      if (!used.count(n)) gone.insert(n);
+    released.clear();
+    if (gone.empty()) return;
+    for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string&) {
+      std::set<std::string> here;
+      for (const auto& t : g.initializer())
+        if (gone.count(t.name())) here.insert(t.name());
+      erase_if(*g.mutable_initializer(), [&](const onnx::TensorProto& t) { return here.count(t.name()) > 0; });
+      erase_if(*g.mutable_input(), [&](const onnx::ValueInfoProto& v) { return here.count(v.name()) > 0; });
+      erase_if(*g.mutable_node(), [&](const onnx::NodeProto& n) {
+        const bool maker = n.op_type() == "Constant" || n.op_type() == "Identity" || n.op_type() == "ConstantOfShape";
+        if (!maker || n.output_size() != 1 || !gone.count(n.output(0))) return false;
+        for (const auto& i : n.input()) released.insert(i);
+        return true;
+      });
     });
-  });
+  }
 }
 
 }  // namespace
@@ -130,7 +140,7 @@ void apply_fold_plans(Model& model, std::vector<FoldPlan>& plans, int64_t opset)
     std::sort(positions.rbegin(), positions.rend());
     for (int i : positions) g->mutable_node()->DeleteSubrange(i, 1);
   }
-  remove_released(model.proto, released);
+  remove_released(model.proto, std::move(released));
 }
 
 }  // namespace bnorm

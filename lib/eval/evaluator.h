@@ -1,0 +1,47 @@
+// The reference evaluator: runs an ONNX model's main graph on CPU and returns
+// its outputs, for checking that a transform changed nothing (fold, upgrade)
+// and for `bnorm eval`.
+//
+// Contract:
+// - Nodes run in a topological order of the graph (a cycle, or an input that
+//   names no value, is Error(input) naming the node).
+// - Initializers are values; a graph input with the same name as an
+//   initializer overrides it when the caller provides it.
+// - Every graph input without an initializer must be provided (Error(usage)
+//   naming it); provided inputs are checked against the declared element
+//   type, rank and known dims (symbolic dims match anything).
+// - Each node runs under the semantics of its schema version: the newest
+//   version of the op not above the model's default opset.
+// - An op bnorm does not implement is Error(unsupported) naming the node.
+// - Values are freed once their last consumer has run.
+// - A BatchNormalization/InstanceNormalization whose Y feeds exactly one
+//   activation node (and is no graph output) runs fused with it in one pass;
+//   float and double results are bitwise those of the unfused pair.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "model/tensor.h"
+
+namespace bnorm {
+
+struct EvalOptions {
+  // Fuse a normalization node with its single activation consumer.
+  bool fuse_activations = true;
+  // Values to return instead of the graph outputs (any value of the main
+  // graph: node outputs, initializers, inputs). Empty: the graph outputs.
+  std::vector<std::string> outputs;
+};
+
+// Runs `model` on `inputs` (keyed by graph input name) and returns the
+// requested values keyed by name. Errors carry the node they happened at.
+std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::string, Tensor>& inputs,
+                                       const EvalOptions& options = {});
+
+// True when the evaluator implements `op_type` (default domain).
+bool eval_supports(const std::string& op_type);
+
+}  // namespace bnorm

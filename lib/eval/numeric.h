@@ -1,0 +1,120 @@
+// Element conversion between a tensor's storage type and the type ops
+// compute in: float for float, float16 and bfloat16 (one rounding on the
+// way back), double for double. Plus the small shape helpers every op
+// family needs.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/half.h"
+#include "model/tensor.h"
+
+namespace bnorm::eval {
+
+// Calls f(float{}) or f(double{}) by the compute type of floating type `t`;
+// any other type is Error(unsupported) naming `what`.
+template <typename F>
+auto with_float_type(DType t, const char* what, F&& f) {
+  switch (t) {
+    case DType::float64: return f(double{});
+    case DType::float32:
+    case DType::float16:
+    case DType::bfloat16: return f(float{});
+    default: fail(ErrorKind::unsupported, "{} of type {} is not supported", what, dtype_name(t));
+  }
+}
+
+// The elements of `t` (any numeric type) converted to T.
+template <typename T>
+std::vector<T> load_values(const Tensor& t) {
+  const int64_t n = t.numel();
+  std::vector<T> out(static_cast<size_t>(n));
+  auto cast_all = [&](auto tag) {
+    using S = decltype(tag);
+    const auto* p = t.data<S>();
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(p[i]);
+  };
+  switch (t.dtype) {
+    case DType::float32:
+      if constexpr (std::is_same_v<T, float>) {
+        if (n) std::memcpy(out.data(), t.bytes.data(), t.bytes.size());
+      } else {
+        cast_all(float{});
+      }
+      break;
+    case DType::float64: cast_all(double{}); break;
+    case DType::float16: {
+      const auto* p = t.data<kernels::f16>();
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(kernels::f16_to_f32(p[i]));
+      break;
+    }
+    case DType::bfloat16: {
+      const auto* p = t.data<kernels::bf16>();
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(kernels::bf16_to_f32(p[i]));
+      break;
+    }
+    case DType::int8: cast_all(int8_t{}); break;
+    case DType::uint8: cast_all(uint8_t{}); break;
+    case DType::int16: cast_all(int16_t{}); break;
+    case DType::uint16: cast_all(uint16_t{}); break;
+    case DType::int32: cast_all(int32_t{}); break;
+    case DType::uint32: cast_all(uint32_t{}); break;
+    case DType::int64: cast_all(int64_t{}); break;
+    case DType::uint64: cast_all(uint64_t{}); break;
+    case DType::boolean: cast_all(uint8_t{}); break;
+    default: fail(ErrorKind::unsupported, "values of type {} are not supported", dtype_name(t.dtype));
+  }
+  return out;
+}
+
+// Stores `v` (out.numel() values) into floating tensor `out`, rounding once.
+template <typename T>
+void store_values(Tensor& out, const T* v) {
+  const int64_t n = out.numel();
+  switch (out.dtype) {
+    case DType::float32: {
+      auto* p = out.data<float>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(v[i]);
+      break;
+    }
+    case DType::float64: {
+      auto* p = out.data<double>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<double>(v[i]);
+      break;
+    }
+    case DType::float16: {
+      auto* p = out.data<kernels::f16>();
+      for (int64_t i = 0; i < n; ++i) p[i] = kernels::f64_to_f16(static_cast<double>(v[i]));
+      break;
+    }
+    case DType::bfloat16: {
+      auto* p = out.data<kernels::bf16>();
+      for (int64_t i = 0; i < n; ++i) p[i] = kernels::f64_to_bf16(static_cast<double>(v[i]));
+      break;
+    }
+    default: fail(ErrorKind::unsupported, "results of type {} are not supported", dtype_name(out.dtype));
+  }
+}
+
+template <typename T>
+Tensor make_tensor(DType t, std::vector<int64_t> dims, const std::vector<T>& v) {
+  Tensor out(t, std::move(dims));
+  store_values(out, v.data());
+  return out;
+}
+
+// An int64 or int32 tensor (shape, axes, pads) as int64 values.
+std::vector<int64_t> read_ints(const Tensor& t, const char* what);
+// `axis` in [-rank, rank) made non-negative, else Error(input).
+int64_t normalize_axis(int64_t axis, int64_t rank, const char* what = "axis");
+// Numpy multidirectional broadcasting of two shapes, else Error(input).
+std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+// Strides (in elements) of `dims` as seen from `out_dims` under broadcasting:
+// right-aligned, 0 along broadcast dimensions.
+std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims);
+int64_t product(const std::vector<int64_t>& dims, size_t from = 0, size_t to = SIZE_MAX);
+
+}  // namespace bnorm::eval

@@ -1,0 +1,260 @@
+// Convolutions: Conv and ConvTranspose, 1-D to 3-D, with group, strides,
+// dilations, pads and auto_pad (NOTSET, VALID, SAME_UPPER, SAME_LOWER) and
+// an optional bias; ConvTranspose also output_padding and output_shape.
+//
+//   Conv           X [N, C, D..], W [M, C/group, K..] -> [N, M, O..]
+//                  O = floor((D + pad_begin + pad_end - ((K-1)*dil+1)) / stride) + 1
+//                  SAME_*: O = ceil(D / stride), the total padding split with
+//                  the extra one at the end (UPPER) or the beginning (LOWER).
+//   ConvTranspose  X [N, C, D..], W [C, M/group, K..] -> [N, M, O..]
+//                  O = stride*(D-1) + output_padding + ((K-1)*dil+1) - pad_begin - pad_end
+//                  output_shape (or SAME_*: O = D * stride) fixes O and the
+//                  pads follow from it as the ONNX spec gives.
+// Computed as im2col (col2im) plus one matrix product per image and group,
+// in float (double for double). Spatial dims are padded to 3 with ones.
+#include <algorithm>
+
+#include "eval/attrs.h"
+#include "eval/gemm_kernel.h"
+#include "eval/numeric.h"
+#include "eval/op.h"
+#include "eval/ops.h"
+
+namespace bnorm::eval {
+
+namespace {
+
+constexpr size_t kDims = 3;
+
+// One convolution's spatial geometry, always 3-D (leading dims of 1).
+struct Geometry {
+  int64_t in[kDims], kernel[kDims], out[kDims], stride[kDims], dil[kDims], pad[kDims];
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
+};
+
+struct Attrs {
+  std::vector<int64_t> stride, dil, pad_begin, pad_end, out_pad;
+  std::string auto_pad;
+};
+
+Attrs read_attrs(const onnx::NodeProto& node, size_t nd) {
+  Attrs a;
+  a.stride = attr_ints(node, "strides").value_or(std::vector<int64_t>(nd, 1));
+  a.dil = attr_ints(node, "dilations").value_or(std::vector<int64_t>(nd, 1));
+  a.out_pad = attr_ints(node, "output_padding").value_or(std::vector<int64_t>(nd, 0));
+  const auto pads = attr_ints(node, "pads").value_or(std::vector<int64_t>(2 * nd, 0));
+  a.auto_pad = attr_string(node, "auto_pad", "NOTSET");
+  if (a.stride.size() != nd || a.dil.size() != nd || pads.size() != 2 * nd || a.out_pad.size() != nd) {
+    fail(ErrorKind::input, "strides, dilations, pads or output_padding do not match {} spatial dims", nd);
+  }
+  a.pad_begin.assign(pads.begin(), pads.begin() + nd);
+  a.pad_end.assign(pads.begin() + nd, pads.end());
+  if (a.auto_pad == "VALID") {
+    std::fill(a.pad_begin.begin(), a.pad_begin.end(), 0);
+    std::fill(a.pad_end.begin(), a.pad_end.end(), 0);
+  } else if (a.auto_pad != "NOTSET" && a.auto_pad != "SAME_UPPER" && a.auto_pad != "SAME_LOWER") {
+    fail(ErrorKind::input, "auto_pad '{}' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", a.auto_pad);
+  }
+  return a;
+}
+
+void check_ranks(const Tensor& x, const Tensor& w) {
+  if (x.dims.size() < 3 || x.dims.size() > 5 || w.dims.size() != x.dims.size()) {
+    fail(ErrorKind::unsupported, "convolution of X {} with W {}: only 1-D to 3-D convolutions are supported",
+         shape_str(x.dims), shape_str(w.dims));
+  }
+}
+
+void fill_geometry(Geometry& g, const Attrs& a, const Tensor& x, const Tensor& w) {
+  const size_t nd = x.dims.size() - 2, lead = kDims - nd;
+  for (size_t d = 0; d < kDims; ++d) {
+    const bool real = d >= lead;
+    g.in[d] = real ? x.dims[2 + d - lead] : 1;
+    g.kernel[d] = real ? w.dims[2 + d - lead] : 1;
+    g.stride[d] = real ? a.stride[d - lead] : 1;
+    g.dil[d] = real ? a.dil[d - lead] : 1;
+    g.pad[d] = real ? a.pad_begin[d - lead] : 0;
+    g.out[d] = 1;
+  }
+}
+
+// col[(c*K + k), p] = X[c, p*stride - pad + k*dil] (0 in the padding).
+template <typename T>
+void im2col(const T* x, int64_t channels, const Geometry& g, T* col) {
+  const int64_t ks = g.kernel_size(), os = g.out_size();
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* xc = x + c * g.in_size();
+    int64_t row = c * ks;
+    for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
+      for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
+        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
+          T* dst = col + row * os;
+          for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+            const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dil[0];
+            for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+              const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dil[1];
+              const bool zy = iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1];
+              const T* src = xc + (iz * g.in[1] + iy) * g.in[2];
+              for (int64_t ox = 0; ox < g.out[2]; ++ox, ++dst) {
+                const int64_t ix = ox * g.stride[2] - g.pad[2] + kx * g.dil[2];
+                *dst = (zy || ix < 0 || ix >= g.in[2]) ? T(0) : src[ix];
+              }
+            }
+          }
+        }
+  }
+}
+
+// The transpose of im2col: Y[m, i*stride - pad + k*dil] += col[(m*K + k), i].
+template <typename T>
+void col2im(const T* col, int64_t channels, const Geometry& g, T* y) {
+  const int64_t ks = g.kernel_size(), is = g.in_size();
+  for (int64_t m = 0; m < channels; ++m) {
+    T* ym = y + m * g.out_size();
+    int64_t row = m * ks;
+    for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
+      for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
+        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
+          const T* src = col + row * is;
+          for (int64_t iz = 0; iz < g.in[0]; ++iz) {
+            const int64_t oz = iz * g.stride[0] - g.pad[0] + kz * g.dil[0];
+            for (int64_t iy = 0; iy < g.in[1]; ++iy) {
+              const int64_t oy = iy * g.stride[1] - g.pad[1] + ky * g.dil[1];
+              const bool skip = oz < 0 || oz >= g.out[0] || oy < 0 || oy >= g.out[1];
+              T* dst = ym + (oz * g.out[1] + oy) * g.out[2];
+              for (int64_t ix = 0; ix < g.in[2]; ++ix, ++src) {
+                const int64_t ox = ix * g.stride[2] - g.pad[2] + kx * g.dil[2];
+                if (!skip && ox >= 0 && ox < g.out[2]) dst[ox] += *src;
+              }
+            }
+          }
+        }
+  }
+}
+
+template <typename T>
+void add_bias(std::vector<T>& y, const Tensor* b, int64_t n, int64_t m, int64_t spatial) {
+  if (!b) return;
+  const std::vector<T> vb = load_values<T>(*b);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t c = 0; c < m; ++c) {
+      T* row = y.data() + (i * m + c) * spatial;
+      for (int64_t s = 0; s < spatial; ++s) row[s] += vb[c];
+    }
+}
+
+std::vector<int64_t> out_dims(const Tensor& x, int64_t m, const Geometry& g) {
+  std::vector<int64_t> dims{x.dims[0], m};
+  for (size_t d = kDims - (x.dims.size() - 2); d < kDims; ++d) dims.push_back(g.out[d]);
+  return dims;
+}
+
+}  // namespace
+
+Tensors op_conv(const OpContext& ctx) {
+  const Tensor& x = ctx.required(0, "X");
+  const Tensor& w = ctx.required(1, "W");
+  const Tensor* b = ctx.input(2);
+  check_ranks(x, w);
+  const size_t nd = x.dims.size() - 2, lead = kDims - nd;
+  const Attrs a = read_attrs(*ctx.node, nd);
+  const int64_t group = attr_int(*ctx.node, "group", 1);
+  const int64_t n = x.dims[0], c = x.dims[1], m = w.dims[0];
+  if (group <= 0 || c % group || m % group || w.dims[1] != c / group) {
+    fail(ErrorKind::input, "W {} does not match X {} with group {}", shape_str(w.dims), shape_str(x.dims), group);
+  }
+  if (b && (b->dims.size() != 1 || b->dims[0] != m)) fail(ErrorKind::input, "input 'B' has shape {}, expected [{}]", shape_str(b->dims), m);
+  Geometry g;
+  fill_geometry(g, a, x, w);
+  for (size_t d = lead; d < kDims; ++d) {
+    const int64_t span = (g.kernel[d] - 1) * g.dil[d] + 1;
+    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+      g.out[d] = (g.in[d] + g.stride[d] - 1) / g.stride[d];
+      const int64_t total = std::max<int64_t>(0, (g.out[d] - 1) * g.stride[d] + span - g.in[d]);
+      g.pad[d] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    } else {
+      g.out[d] = (g.in[d] + a.pad_begin[d - lead] + a.pad_end[d - lead] - span) / g.stride[d] + 1;
+    }
+    if (g.out[d] <= 0) fail(ErrorKind::input, "the kernel {} is larger than the padded input {}", shape_str(w.dims), shape_str(x.dims));
+  }
+  const int64_t cg = c / group, mg = m / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
+  const bool direct = ks == 1 && g.stride[0] * g.stride[1] * g.stride[2] == 1 && g.pad[0] + g.pad[1] + g.pad[2] == 0;
+  Tensors out(1);
+  with_float_type(x.dtype, "input 'X'", [&](auto tag) {
+    using T = decltype(tag);
+    const std::vector<T> vx = load_values<T>(x), vw = load_values<T>(w);
+    std::vector<T> y(static_cast<size_t>(n * m * os));
+    std::vector<T> col(direct ? 0 : static_cast<size_t>(cg * ks * os));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t gi = 0; gi < group; ++gi) {
+        const T* xg = vx.data() + (i * c + gi * cg) * is;
+        if (!direct) im2col(xg, cg, g, col.data());
+        gemm<T>(vw.data() + gi * mg * cg * ks, cg * ks, direct ? xg : col.data(), os,
+                y.data() + (i * m + gi * mg) * os, os, mg, os, cg * ks, false);
+      }
+    add_bias(y, b, n, m, os);
+    out[0] = make_tensor(x.dtype, out_dims(x, m, g), y);
+    return 0;
+  });
+  return out;
+}
+
+Tensors op_conv_transpose(const OpContext& ctx) {
+  const Tensor& x = ctx.required(0, "X");
+  const Tensor& w = ctx.required(1, "W");
+  const Tensor* b = ctx.input(2);
+  check_ranks(x, w);
+  const size_t nd = x.dims.size() - 2, lead = kDims - nd;
+  const Attrs a = read_attrs(*ctx.node, nd);
+  const int64_t group = attr_int(*ctx.node, "group", 1);
+  const int64_t n = x.dims[0], c = x.dims[1];
+  if (group <= 0 || c % group || w.dims[0] != c) {
+    fail(ErrorKind::input, "W {} does not match X {} with group {}", shape_str(w.dims), shape_str(x.dims), group);
+  }
+  const int64_t mg = w.dims[1], m = mg * group;
+  if (b && (b->dims.size() != 1 || b->dims[0] != m)) fail(ErrorKind::input, "input 'B' has shape {}, expected [{}]", shape_str(b->dims), m);
+  Geometry g;
+  fill_geometry(g, a, x, w);
+  auto shape = attr_ints(*ctx.node, "output_shape");
+  if (shape && shape->size() > nd) shape->erase(shape->begin(), shape->end() - nd);
+  if (shape && shape->size() != nd) fail(ErrorKind::input, "output_shape {} does not have {} dims", shape_str(*shape), nd);
+  const bool same = a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER";
+  for (size_t d = lead; d < kDims; ++d) {
+    const int64_t full = g.stride[d] * (g.in[d] - 1) + a.out_pad[d - lead] + (g.kernel[d] - 1) * g.dil[d] + 1;
+    if (shape || same) {
+      g.out[d] = shape ? (*shape)[d - lead] : g.in[d] * g.stride[d];
+      const int64_t total = full - g.out[d];
+      g.pad[d] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    } else {
+      g.out[d] = full - a.pad_begin[d - lead] - a.pad_end[d - lead];
+    }
+    if (g.out[d] <= 0) fail(ErrorKind::input, "the output of ConvTranspose would be empty");
+  }
+  const int64_t cg = c / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
+  Tensors out(1);
+  with_float_type(x.dtype, "input 'X'", [&](auto tag) {
+    using T = decltype(tag);
+    const std::vector<T> vx = load_values<T>(x), vw = load_values<T>(w);
+    std::vector<T> y(static_cast<size_t>(n * m * os), T(0));
+    std::vector<T> col(static_cast<size_t>(mg * ks * is));
+    std::vector<T> wt(static_cast<size_t>(mg * ks * cg));
+    for (int64_t gi = 0; gi < group; ++gi) {
+      // W's group block is [cg, mg*K]; the product needs its transpose.
+      const T* wg = vw.data() + gi * cg * mg * ks;
+      for (int64_t r = 0; r < cg; ++r)
+        for (int64_t q = 0; q < mg * ks; ++q) wt[q * cg + r] = wg[r * mg * ks + q];
+      for (int64_t i = 0; i < n; ++i) {
+        gemm<T>(wt.data(), cg, vx.data() + (i * c + gi * cg) * is, is, col.data(), is, mg * ks, is, cg, false);
+        col2im(col.data(), mg, g, y.data() + (i * m + gi * mg) * os);
+      }
+    }
+    add_bias(y, b, n, m, os);
+    out[0] = make_tensor(x.dtype, out_dims(x, m, g), y);
+    return 0;
+  });
+  return out;
+}
+
+}  // namespace bnorm::eval

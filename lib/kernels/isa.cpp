@@ -1,0 +1,63 @@
+// CPU detection for the kernels' run-time dispatch (see isa.h).
+#include "kernels/isa.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+
+namespace bnorm::kernels {
+namespace {
+
+Isa detect() noexcept {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("f16c")) {
+    return Isa::Avx512;
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return Isa::Avx2;
+  return Isa::Generic;
+}
+
+std::atomic<int>& active_level() noexcept {
+  static std::atomic<int> level{static_cast<int>(detected_isa())};
+  return level;
+}
+
+}  // namespace
+
+Isa detected_isa() noexcept {
+  static const Isa isa = detect();
+  return isa;
+}
+
+Isa active_isa() noexcept {
+  return static_cast<Isa>(active_level().load(std::memory_order_relaxed));
+}
+
+Isa set_active_isa(Isa wanted) noexcept {
+  const Isa isa = std::min(wanted, detected_isa());
+  active_level().store(static_cast<int>(isa), std::memory_order_relaxed);
+  return isa;
+}
+
+const char* isa_name(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::Generic: return "generic (SSE2)";
+    case Isa::Avx2: return "AVX2+F16C";
+    case Isa::Avx512: return "AVX-512";
+  }
+  return "?";
+}
+
+size_t streaming_threshold_bytes() noexcept {
+  static const size_t threshold = [] {
+    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) return size_t{16} << 20;
+    return std::max(static_cast<size_t>(llc) / 8 * 3, size_t{4} << 20);
+  }();
+  return threshold;
+}
+
+}  // namespace bnorm::kernels

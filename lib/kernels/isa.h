@@ -1,0 +1,40 @@
+// Which SIMD level the kernels run at. The level is detected once from the
+// CPU and the OS (__builtin_cpu_supports checks that the OS saves the
+// registers), and every kernel dispatches on active_isa() at call time, so
+// one x86-64 binary runs everywhere and uses AVX2/AVX-512 where present.
+//
+//   Generic  SSE2, every x86-64 CPU
+//   Avx2     AVX2 + F16C (Haswell and later, Zen)
+//   Avx512   AVX-512 F, BW, DQ and VL (Skylake-SP and later, Zen 4)
+//
+// Results are bitwise identical at every level: no FMA contraction, and
+// reductions use a fixed number of partial sums whatever the vector width.
+// Tests and benchmarks may lower the level to compare the paths.
+#pragma once
+
+#include <cstddef>
+
+namespace bnorm::kernels {
+
+enum class Isa { Generic, Avx2, Avx512 };
+
+// The best level this CPU supports.
+Isa detected_isa() noexcept;
+
+// The level the kernels use now (initially detected_isa()).
+Isa active_isa() noexcept;
+
+// Selects the level the kernels use, clamped to detected_isa(); returns the
+// level now active. Process-wide; not meant to change while kernels run.
+Isa set_active_isa(Isa wanted) noexcept;
+
+const char* isa_name(Isa isa) noexcept;
+
+// Kernels whose output (written to a buffer other than their input) is at
+// least this large store it with non-temporal stores, which skip reading
+// the destination into the cache first. The size is 3/8 of the last-level
+// cache, close to glibc's memcpy rule, or 16 MiB when the cache size is
+// unknown: beyond it the output would not stay in cache anyway.
+size_t streaming_threshold_bytes() noexcept;
+
+}  // namespace bnorm::kernels

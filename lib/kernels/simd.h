@@ -1,0 +1,284 @@
+// SIMD building blocks of the kernels (internal: include only from
+// lib/kernels/*.cpp). One struct per level of isa.h:
+//   Generic  SSE2, 4 floats / 2 doubles per vector
+//   Avx2     AVX2 + F16C, 8 floats / 4 doubles
+//   Avx512   AVX-512 F/BW/DQ/VL, 16 floats / 8 doubles
+// Arithmetic is written once, with GCC vector extensions (+ - * / < ?:), in
+// templates over these structs; the structs supply only what differs: load
+// and store of each storage type (f32, f64, f16, bf16) as the compute
+// vector (float, or double for f64), plain or non-temporal.
+//
+// How a template gets the right instructions: the entry function of a level
+// is declared with BNORM_ENTRY_<LEVEL> (the level's target attribute plus
+// `flatten`), so every template body it calls is inlined into it and
+// compiled for that level. Members of the structs carry the same target.
+//
+// 16-bit conversions agree bit for bit with half.h. F16C rounds to nearest
+// even like f32_to_f16; NaN lanes are then replaced by half.h's quiet NaN
+// 0x7E00 (sign and payload dropped). F16C decoding quiets signalling NaNs,
+// while f16_to_f32 keeps the bits, so lanes with exponent 31 are rebuilt
+// from their bits. bf16 uses integer rounding (ties to even) at every level.
+//
+// Kernel translation units also turn FMA contraction off: x * a + b is a
+// multiply and an add at every level, as in the scalar formula.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/half.h"
+
+// Vector arguments of inlined helpers never cross a real call.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define BNORM_TARGET_AVX2 "avx2,f16c"
+#define BNORM_TARGET_AVX512 "avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c"
+#define BNORM_ENTRY_GENERIC __attribute__((flatten))
+#define BNORM_ENTRY_AVX2 __attribute__((target(BNORM_TARGET_AVX2), flatten))
+#define BNORM_ENTRY_AVX512 __attribute__((target(BNORM_TARGET_AVX512), flatten))
+
+namespace bnorm::kernels::simd {
+
+typedef float f32x2 __attribute__((vector_size(8)));
+typedef float f32x4 __attribute__((vector_size(16)));
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef float f32x16 __attribute__((vector_size(64)));
+typedef double f64x2 __attribute__((vector_size(16)));
+typedef double f64x4 __attribute__((vector_size(32)));
+typedef double f64x8 __attribute__((vector_size(64)));
+typedef int32_t i32x4 __attribute__((vector_size(16)));
+typedef int32_t i32x8 __attribute__((vector_size(32)));
+typedef int32_t i32x16 __attribute__((vector_size(64)));
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+typedef uint32_t u32x8 __attribute__((vector_size(32)));
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
+typedef uint16_t u16x4 __attribute__((vector_size(8)));
+typedef uint16_t u16x8 __attribute__((vector_size(16)));
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+typedef int16_t i16x4 __attribute__((vector_size(8)));
+typedef int16_t i16x8 __attribute__((vector_size(16)));
+typedef int16_t i16x16 __attribute__((vector_size(32)));
+
+template <class V>
+constexpr size_t lanes() noexcept {
+  return sizeof(V) / sizeof(V{}[0]);
+}
+
+// Every lane = s (exactly: unlike V{} + s, keeps -0 and NaN payloads).
+template <class V, class S>
+inline V splat(S s) noexcept {
+  V v;
+  for (size_t k = 0; k < lanes<V>(); ++k) v[k] = s;
+  return v;
+}
+
+template <class V, class T>
+inline V load_bits(const T* p) noexcept {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <class T, class V>
+inline void store_bits(T* p, V v) noexcept {
+  std::memcpy(p, &v, sizeof v);
+}
+
+// ---- 16-bit encodings, portable (integer and exact float operations) ----
+
+// f16 -> f32 as f16_to_f32: subnormals as man * 2^-24 (exact, no denormal
+// float involved), exponent 31 keeps sign and payload.
+template <class F, class I32, class U32, class U16>
+inline F f16_decode_portable(U16 h16) noexcept {
+  const U32 h = __builtin_convertvector(h16, U32);
+  const U32 sign = (h & 0x8000u) << 16;
+  const U32 exp = h & 0x7C00u;
+  const U32 man = h & 0x3FFu;
+  const F sub = __builtin_convertvector((I32)man, F) * splat<F>(0x1p-24f);
+  const U32 normal = ((h & 0x7FFFu) << 13) + (112u << 23);
+  const U32 infnan = (man << 13) | 0x7F800000u;
+  const U32 mag = exp == 0u ? (U32)sub : (exp == 0x7C00u ? infnan : normal);
+  const U32 bits = mag | sign;
+  return (F)bits;
+}
+
+// f32 -> f16 as f32_to_f16: round to nearest even, overflow to infinity,
+// NaN to 0x7E00. Subnormal results come from adding 0.5f, whose ulp is the
+// f16 subnormal step 2^-24 (the float adder does the rounding).
+template <class U16, class U32, class F>
+inline U16 f16_encode_portable(F v) noexcept {
+  const U32 b = (U32)v;
+  const U32 sign = (b >> 16) & 0x8000u;
+  const U32 a = b & 0x7FFFFFFFu;
+  const U32 normal = (a - 0x38000000u + 0xFFFu + ((a >> 13) & 1u)) >> 13;
+  const F sub_sum = (F)a + splat<F>(0.5f);
+  const U32 sub = (U32)sub_sum - 0x3F000000u;
+  U32 r = a < 0x38800000u ? sub : normal;
+  r = a >= 0x477FF000u ? splat<U32>(0x7C00u) : r;
+  r |= sign;
+  r = a > 0x7F800000u ? splat<U32>(0x7E00u) : r;
+  return __builtin_convertvector(r, U16);
+}
+
+template <class F, class U32, class U16>
+inline F bf16_decode(U16 h16) noexcept {
+  const U32 bits = __builtin_convertvector(h16, U32) << 16;
+  return (F)bits;
+}
+
+template <class U16, class U32, class F>
+inline U16 bf16_encode(F v) noexcept {
+  const U32 b = (U32)v;
+  U32 r = (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16;
+  r = (b & 0x7FFFFFFFu) > 0x7F800000u ? splat<U32>(0x7FC0u) : r;
+  return __builtin_convertvector(r, U16);
+}
+
+// After an F16C decode: lanes with exponent 31 rebuilt as f16_to_f32 does.
+template <class F, class U32, class U16>
+inline F f16_fix_infnan(U16 h16, F converted) noexcept {
+  const U32 h = __builtin_convertvector(h16, U32);
+  const U32 infnan = ((h & 0x8000u) << 16) | 0x7F800000u | ((h & 0x3FFu) << 13);
+  const U32 r = (h & 0x7C00u) == 0x7C00u ? infnan : (U32)converted;
+  return (F)r;
+}
+
+// After an F16C encode: NaN lanes become 0x7E00.
+template <class U16, class I16, class F>
+inline U16 f16_fix_nan(F v, U16 encoded) noexcept {
+  const I16 nan = __builtin_convertvector(v != v, I16);
+  return nan ? splat<U16>(uint16_t{0x7E00}) : encoded;
+}
+
+// ---- the levels ----
+
+struct Generic {
+  using F = f32x4;
+  using D = f64x2;
+  using H = u16x4;
+  using FD = f32x2;  // as many floats as D has doubles
+
+  static F load(const float* p) noexcept { return load_bits<F>(p); }
+  static D load(const double* p) noexcept { return load_bits<D>(p); }
+  static F load(const f16* p) noexcept {
+    return f16_decode_portable<F, i32x4, u32x4>(load_bits<H>(p));
+  }
+  static F load(const bf16* p) noexcept { return bf16_decode<F, u32x4>(load_bits<H>(p)); }
+  static D load_wide(const float* p) noexcept {
+    return __builtin_convertvector(load_bits<FD>(p), D);
+  }
+
+  static void store(float* p, F v) noexcept { store_bits(p, v); }
+  static void store(double* p, D v) noexcept { store_bits(p, v); }
+  static void store(f16* p, F v) noexcept { store_bits(p, encode_f16(v)); }
+  static void store(bf16* p, F v) noexcept { store_bits(p, bf16_encode<H, u32x4>(v)); }
+
+  // Non-temporal: p aligned to the size of the stored vector.
+  static void stream(float* p, F v) noexcept { _mm_stream_ps(p, (__m128)v); }
+  static void stream(double* p, D v) noexcept { _mm_stream_pd(p, (__m128d)v); }
+  static void stream(f16* p, F v) noexcept { stream_half(p, encode_f16(v)); }
+  static void stream(bf16* p, F v) noexcept { stream_half(p, bf16_encode<H, u32x4>(v)); }
+
+  static H encode_f16(F v) noexcept { return f16_encode_portable<H, u32x4>(v); }
+  static void stream_half(void* p, H h) noexcept {
+    long long bits;
+    std::memcpy(&bits, &h, sizeof bits);
+    _mm_stream_si64(static_cast<long long*>(p), bits);
+  }
+};
+
+#define BNORM_MEMBER static inline __attribute__((target(BNORM_TARGET_AVX2)))
+
+struct Avx2 {
+  using F = f32x8;
+  using D = f64x4;
+  using H = u16x8;
+  using FD = f32x4;
+
+  BNORM_MEMBER F load(const float* p) noexcept { return load_bits<F>(p); }
+  BNORM_MEMBER D load(const double* p) noexcept { return load_bits<D>(p); }
+  BNORM_MEMBER F load(const f16* p) noexcept {
+    const H h = load_bits<H>(p);
+    return f16_fix_infnan<F, u32x8>(h, (F)_mm256_cvtph_ps((__m128i)h));
+  }
+  BNORM_MEMBER F load(const bf16* p) noexcept { return bf16_decode<F, u32x8>(load_bits<H>(p)); }
+  BNORM_MEMBER D load_wide(const float* p) noexcept {
+    return __builtin_convertvector(load_bits<FD>(p), D);
+  }
+
+  BNORM_MEMBER void store(float* p, F v) noexcept { store_bits(p, v); }
+  BNORM_MEMBER void store(double* p, D v) noexcept { store_bits(p, v); }
+  BNORM_MEMBER void store(f16* p, F v) noexcept { store_bits(p, encode_f16(v)); }
+  BNORM_MEMBER void store(bf16* p, F v) noexcept { store_bits(p, bf16_encode<H, u32x8>(v)); }
+
+  BNORM_MEMBER void stream(float* p, F v) noexcept { _mm256_stream_ps(p, (__m256)v); }
+  BNORM_MEMBER void stream(double* p, D v) noexcept { _mm256_stream_pd(p, (__m256d)v); }
+  BNORM_MEMBER void stream(f16* p, F v) noexcept {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(p), (__m128i)encode_f16(v));
+  }
+  BNORM_MEMBER void stream(bf16* p, F v) noexcept {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(p), (__m128i)bf16_encode<H, u32x8>(v));
+  }
+
+  BNORM_MEMBER H encode_f16(F v) noexcept {
+    const H h = (H)_mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return f16_fix_nan<H, i16x8>(v, h);
+  }
+};
+
+#undef BNORM_MEMBER
+#define BNORM_MEMBER static inline __attribute__((target(BNORM_TARGET_AVX512)))
+
+struct Avx512 {
+  using F = f32x16;
+  using D = f64x8;
+  using H = u16x16;
+  using FD = f32x8;
+
+  BNORM_MEMBER F load(const float* p) noexcept { return load_bits<F>(p); }
+  BNORM_MEMBER D load(const double* p) noexcept { return load_bits<D>(p); }
+  BNORM_MEMBER F load(const f16* p) noexcept {
+    const H h = load_bits<H>(p);
+    return f16_fix_infnan<F, u32x16>(h, (F)_mm512_maskz_cvtph_ps(0xFFFF, (__m256i)h));
+  }
+  BNORM_MEMBER F load(const bf16* p) noexcept { return bf16_decode<F, u32x16>(load_bits<H>(p)); }
+  BNORM_MEMBER D load_wide(const float* p) noexcept {
+    return __builtin_convertvector(load_bits<FD>(p), D);
+  }
+
+  BNORM_MEMBER void store(float* p, F v) noexcept { store_bits(p, v); }
+  BNORM_MEMBER void store(double* p, D v) noexcept { store_bits(p, v); }
+  BNORM_MEMBER void store(f16* p, F v) noexcept { store_bits(p, encode_f16(v)); }
+  BNORM_MEMBER void store(bf16* p, F v) noexcept { store_bits(p, bf16_encode<H, u32x16>(v)); }
+
+  BNORM_MEMBER void stream(float* p, F v) noexcept { _mm512_stream_ps(p, (__m512)v); }
+  BNORM_MEMBER void stream(double* p, D v) noexcept { _mm512_stream_pd(p, (__m512d)v); }
+  BNORM_MEMBER void stream(f16* p, F v) noexcept {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), (__m256i)encode_f16(v));
+  }
+  BNORM_MEMBER void stream(bf16* p, F v) noexcept {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), (__m256i)bf16_encode<H, u32x16>(v));
+  }
+
+  BNORM_MEMBER H encode_f16(F v) noexcept {
+    const H h = (H)_mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return f16_fix_nan<H, i16x16>(v, h);
+  }
+};
+
+#undef BNORM_MEMBER
+
+// Elements to handle one by one before p is aligned for stream() of
+// vectors of `lanes` elements of T, or SIZE_MAX when p cannot be aligned.
+template <class T>
+inline size_t elements_to_alignment(const T* p, size_t lanes) noexcept {
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  if (addr % sizeof(T) != 0) return SIZE_MAX;
+  const uintptr_t align = lanes * sizeof(T);
+  return ((align - addr % align) % align) / sizeof(T);
+}
+
+}  // namespace bnorm::kernels::simd
