@@ -13,5 +13,6 @@ using Runner = std::function<int()>;
 
 Runner add_inspect(CLI::App& app);
 Runner add_fold(CLI::App& app);
+Runner add_eval(CLI::App& app);
 
 }  // namespace bnorm::cli

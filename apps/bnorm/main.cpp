@@ -35,6 +35,7 @@ int run(int argc, char** argv) {
   };
   add(bnorm::cli::add_inspect);
   add(bnorm::cli::add_fold);
+  add(bnorm::cli::add_eval);
 
   try {
     app.parse(argc, argv);

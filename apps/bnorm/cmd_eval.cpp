@@ -1,0 +1,282 @@
+// bnorm eval: conformance folders, one model on given or random inputs, or
+// two models compared on the same inputs.
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "commands.h"
+#include "core/error.h"
+#include "eval/backend_dir.h"
+#include "eval/compare.h"
+#include "eval/evaluator.h"
+#include "eval/random_inputs.h"
+#include "model/tensor_file.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace bnorm::cli {
+
+namespace {
+
+struct EvalCliOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> inputs, dims;
+  std::string filter, output_dir, compare;
+  std::optional<uint64_t> seed;
+  std::optional<double> rtol, atol;
+  bool json = false;
+};
+
+std::pair<std::string, std::string> split_assignment(const std::string& s, const char* option) {
+  const auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw Error(ErrorKind::usage, fmt::format("{} expects NAME=VALUE, got '{}'", option, s));
+  }
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+json diff_json(const Diff& d) {
+  return {{"pass", d.pass}, {"max_abs", d.max_abs}, {"max_rel", d.max_rel}, {"mismatches", d.mismatches},
+          {"elements", d.elements}, {"problem", d.problem}};
+}
+
+std::string diff_text(const Diff& d) {
+  if (!d.problem.empty()) return d.problem;
+  return fmt::format("max abs {:.3g}, max rel {:.3g}{}", d.max_abs, d.max_rel,
+                     d.pass ? "" : fmt::format(", {} of {} outside tolerance", d.mismatches, d.elements));
+}
+
+int run_dirs(const EvalCliOptions& o) {
+  Tolerance tol;
+  if (o.rtol) tol.rtol = *o.rtol;
+  if (o.atol) tol.atol = *o.atol;
+  int passed = 0, failed = 0, skipped = 0, errors = 0;
+  json tests = json::array();
+  for (const auto& root : o.paths) {
+    for (const auto& dir : find_backend_tests(root)) {
+      const std::string name = dir.filename().string();
+      if (!o.filter.empty() && fnmatch(o.filter.c_str(), name.c_str(), 0) != 0) continue;
+      BackendTestResult r;
+      try {
+        r = run_backend_test(dir, tol);
+      } catch (const Error& e) {
+        // One broken folder does not stop the others; it sets the exit code.
+        r.name = name;
+        r.error = e.message();
+      }
+      if (!r.error.empty()) ++errors;
+      else if (r.skipped) ++skipped;
+      else if (r.pass()) ++passed;
+      else ++failed;
+      if (o.json) {
+        json sets = json::array();
+        for (const auto& ds : r.data_sets) {
+          json outs = json::array();
+          for (const auto& out : ds.outputs) {
+            json j = diff_json(out.diff);
+            j["name"] = out.name;
+            outs.push_back(j);
+          }
+          sets.push_back({{"name", ds.name}, {"outputs", outs}});
+        }
+        tests.push_back({{"name", r.name}, {"dir", dir.string()}, {"skipped", r.skipped},
+                         {"skip_reason", r.skip_reason}, {"error", r.error}, {"pass", r.pass()},
+                         {"data_sets", sets}});
+        continue;
+      }
+      if (r.skipped) {
+        std::cout << fmt::format("SKIP {}: {}\n", r.name, r.skip_reason);
+        continue;
+      }
+      if (!r.error.empty()) {
+        std::cout << fmt::format("ERROR {}: {}\n", r.name, r.error);
+        continue;
+      }
+      std::cout << fmt::format("{} {}\n", r.pass() ? "PASS" : "FAIL", r.name);
+      for (const auto& ds : r.data_sets)
+        for (const auto& out : ds.outputs)
+          std::cout << fmt::format("     {} {} {}: {}\n", out.diff.pass ? "ok  " : "FAIL", ds.name, out.name,
+                                   diff_text(out.diff));
+    }
+  }
+  if (o.json) {
+    std::cout << json{{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped}, {"errors", errors},
+                      {"rtol", tol.rtol}, {"atol", tol.atol}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << fmt::format("{} passed, {} failed, {} skipped{}\n", passed, failed, skipped,
+                             errors ? fmt::format(", {} could not run", errors) : "");
+  }
+  if (errors > 0) return kExitBadInput;
+  return failed > 0 ? kExitCheckFailed : kExitOk;
+}
+
+std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model& model, bool random) {
+  std::map<std::string, Tensor> given;
+  for (const auto& s : o.inputs) {
+    const auto [name, file] = split_assignment(s, "--input");
+    Tensor t = read_tensor_file(file);
+    t.name = name;
+    given[name] = std::move(t);
+  }
+  if (!random) return given;
+  std::map<std::string, int64_t> dims;
+  for (const auto& s : o.dims) {
+    const auto [name, value] = split_assignment(s, "--dim");
+    try {
+      dims[name] = std::stoll(value);
+    } catch (const std::exception&) {
+      throw Error(ErrorKind::usage, fmt::format("--dim {}: '{}' is not an integer", name, value));
+    }
+    if (dims[name] < 0) throw Error(ErrorKind::usage, fmt::format("--dim {}: must not be negative", name));
+  }
+  return random_inputs(model, o.seed.value_or(0), dims, given);
+}
+
+std::string file_stem(const std::string& name) {
+  std::string s = name;
+  for (auto& c : s)
+    if (c == '/' || c == '\\' || c == ':') c = '_';
+  return s.empty() ? "output" : s;
+}
+
+int run_model(const EvalCliOptions& o) {
+  const Model model = load_model(o.paths[0]);
+  const auto inputs = gather_inputs(o, model, o.seed.has_value());
+  std::map<std::string, Tensor> outputs;
+  try {
+    outputs = evaluate(model, inputs);
+  } catch (Error& e) {
+    e.in_file(o.paths[0]);
+    throw;
+  }
+  json outs = json::array();
+  for (const auto& out : model.proto.graph().output()) {
+    const auto it = outputs.find(out.name());
+    if (it == outputs.end()) continue;
+    const Tensor& t = it->second;
+    std::vector<std::string> files;
+    if (!o.output_dir.empty()) {
+      const fs::path base = fs::path(o.output_dir) / file_stem(out.name());
+      write_tensor_file(t, base.string() + ".pb");
+      files.push_back(base.string() + ".pb");
+      if (t.dtype != DType::bfloat16) {
+        write_tensor_file(t, base.string() + ".npy");
+        files.push_back(base.string() + ".npy");
+      }
+    }
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    const auto v = t.to_f64();
+    for (double x : v) {
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+      sum += x;
+    }
+    const double mean = v.empty() ? 0 : sum / static_cast<double>(v.size());
+    if (o.json) {
+      outs.push_back({{"name", out.name()}, {"type", dtype_name(t.dtype)}, {"shape", t.dims}, {"min", lo},
+                      {"max", hi}, {"mean", mean}, {"files", files}});
+    } else {
+      std::cout << fmt::format("{}: {} {}  min {:.6g}  max {:.6g}  mean {:.6g}{}\n", out.name(), dtype_name(t.dtype),
+                               shape_str(t.dims), lo, hi, mean, files.empty() ? "" : "  -> " + files[0]);
+    }
+  }
+  if (o.json) std::cout << json{{"model", o.paths[0]}, {"outputs", outs}}.dump(2) << "\n";
+  return kExitOk;
+}
+
+int run_compare(const EvalCliOptions& o) {
+  const Model a = load_model(o.paths[0]);
+  const Model b = load_model(o.compare);
+  const auto inputs = gather_inputs(o, a, true);
+  std::map<std::string, Tensor> ya, yb;
+  try {
+    ya = evaluate(a, inputs);
+  } catch (Error& e) {
+    e.in_file(o.paths[0]);
+    throw;
+  }
+  try {
+    yb = evaluate(b, inputs);
+  } catch (Error& e) {
+    e.in_file(o.compare);
+    throw;
+  }
+  const auto& outs_a = a.proto.graph().output();
+  const auto& outs_b = b.proto.graph().output();
+  bool all = true;
+  json results = json::array();
+  for (int i = 0; i < outs_a.size(); ++i) {
+    const std::string& name = outs_a[i].name();
+    // Same name in B, else the output at the same position.
+    std::string other = name;
+    if (!yb.count(other) && i < outs_b.size()) other = outs_b[i].name();
+    if (!ya.count(name) || !yb.count(other)) {
+      throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", name, o.compare));
+    }
+    Tolerance tol = model_compare_tolerance(ya[name].dtype);
+    if (o.rtol) tol.rtol = *o.rtol;
+    if (o.atol) tol.atol = *o.atol;
+    const Diff d = compare(ya[name], yb[other], tol);
+    all = all && d.pass;
+    if (o.json) {
+      json j = diff_json(d);
+      j["name"] = name;
+      j["rtol"] = tol.rtol;
+      j["atol"] = tol.atol;
+      results.push_back(j);
+    } else {
+      std::cout << fmt::format("{} {}: {}\n", d.pass ? "ok  " : "FAIL", name, diff_text(d));
+    }
+  }
+  if (o.json) {
+    std::cout << json{{"a", o.paths[0]}, {"b", o.compare}, {"seed", o.seed.value_or(0)}, {"outputs", results},
+                      {"pass", all}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << (all ? "the models agree\n" : "the models differ\n");
+  }
+  return all ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+Runner add_eval(CLI::App& app) {
+  auto opt = std::make_shared<EvalCliOptions>();
+  CLI::App* sub = app.add_subcommand("eval", "Evaluate models: conformance folders, one model, or two compared");
+  sub->add_option("paths", opt->paths, "Test folders (ONNX backend layout, or folders of them), or one .onnx model")
+      ->required();
+  sub->add_option("--filter", opt->filter, "Only test folders whose name matches this glob");
+  sub->add_option("--input", opt->inputs, "NAME=FILE: an input from a .pb or .npy file (repeatable)");
+  sub->add_option("--random", opt->seed, "Fill inputs not given with seeded random data");
+  sub->add_option("--dim", opt->dims, "NAME=VALUE: the size of a symbolic dim, for --random (repeatable)");
+  sub->add_option("--output-dir", opt->output_dir, "Write each output as NAME.pb and NAME.npy into this folder");
+  sub->add_option("--compare", opt->compare, "A second model to run on the same inputs and compare with");
+  sub->add_option("--rtol", opt->rtol, "Relative tolerance (folders: 1e-3; --compare: 1e-4, 1e-2 for 16-bit types)");
+  sub->add_option("--atol", opt->atol, "Absolute tolerance (folders: 1e-7; --compare: 1e-5, 1e-2 for 16-bit types)");
+  sub->add_flag("--json", opt->json, "Print the results as JSON (schema in docs/cli.md)");
+  return [opt]() {
+    std::error_code ec;
+    const bool dirs = fs::is_directory(opt->paths[0], ec);
+    if (dirs) {
+      if (!opt->compare.empty() || !opt->inputs.empty() || opt->seed || !opt->output_dir.empty()) {
+        throw Error(ErrorKind::usage, "--compare, --input, --random and --output-dir take a model, not folders");
+      }
+      return run_dirs(*opt);
+    }
+    if (opt->paths.size() != 1) throw Error(ErrorKind::usage, "give one model, or only test folders");
+    if (!opt->filter.empty()) throw Error(ErrorKind::usage, "--filter applies to test folders");
+    return opt->compare.empty() ? run_model(*opt) : run_compare(*opt);
+  };
+}
+
+}  // namespace bnorm::cli

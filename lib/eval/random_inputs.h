@@ -1,0 +1,23 @@
+// Seeded random inputs for a model: every graph input that is neither an
+// initializer nor already given gets data of its declared type and shape.
+// Floating types draw uniformly from [-1, 1) (rounded once to the type),
+// integers from {0, 1, 2, 3}, bool from {0, 1}. Symbolic dims take their
+// value from `dims` (NAME -> VALUE); a symbolic dim without one, or an
+// input without a declared shape, is Error(usage) naming it.
+// The same seed gives the same data on every machine (mt19937_64).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "model/model.h"
+#include "model/tensor.h"
+
+namespace bnorm {
+
+std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
+                                            const std::map<std::string, int64_t>& dims,
+                                            const std::map<std::string, Tensor>& given = {});
+
+}  // namespace bnorm
