@@ -14,5 +14,6 @@ using Runner = std::function<int()>;
 Runner add_inspect(CLI::App& app);
 Runner add_fold(CLI::App& app);
 Runner add_eval(CLI::App& app);
+Runner add_upgrade(CLI::App& app);
 
 }  // namespace bnorm::cli

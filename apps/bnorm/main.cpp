@@ -36,6 +36,7 @@ int run(int argc, char** argv) {
   add(bnorm::cli::add_inspect);
   add(bnorm::cli::add_fold);
   add(bnorm::cli::add_eval);
+  add(bnorm::cli::add_upgrade);
 
   try {
     app.parse(argc, argv);

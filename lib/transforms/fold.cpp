@@ -195,7 +195,7 @@ FoldReport fold_batch_norms(Model& model) {
           e.at_node(bn.name(), bn.op_type(), m.norm.version).context("while folding into " + producer_name(m.kind));
           throw;
         }
-        report.folded.push_back({scope.path, bn.name(), p.producer_name, producer_name(m.kind)});
+        report.folded.push_back({scope.path, bn.name(), p.producer_name, producer_name(m.kind), p.bn_output});
         plans.push_back(std::move(p));
       }
     }

@@ -23,6 +23,7 @@ namespace bnorm {
 struct FoldReport {
   struct Folded {
     std::string graph, bn, producer, producer_op;
+    std::string output;  // the BN's output name, which the folded producer now makes
   };
   struct Skipped {
     std::string graph, bn, reason;

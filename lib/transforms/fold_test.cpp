@@ -146,3 +146,14 @@ TEST_CASE("bnorm fold on a bad model exits 2 and leaves no output", "[fold][cli]
   CHECK(r.err.find("leaves the model's directory") != std::string::npos);
   CHECK(std::distance(std::filesystem::directory_iterator(tmp.path()), std::filesystem::directory_iterator()) == 0);
 }
+
+TEST_CASE("bnorm fold --verify proves every fold and reports each one", "[fold][cli]") {
+  test::TempDir tmp;
+  const auto r = test::run_cli({"fold", "--verify", "--json", test::testdata("fold_cases_opset13.onnx").string(), "-o",
+                                (tmp / "out.onnx").string()});
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j["verify"].size() == 6);
+  for (const auto& c : j["verify"]) CHECK(c["pass"] == true);
+  CHECK(j["written"] == true);
+}

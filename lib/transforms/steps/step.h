@@ -1,0 +1,115 @@
+// What every conversion step works on: one normalization node being moved
+// across schema versions (a NormSite), the nodes and initializers the steps
+// add around it, and what the steps know about its values.
+//
+// A step file (bn_<from>_<to>.cpp, in_1_6.cpp) has one `up` and one `down`
+// function. Each first matches (pure: reads the site, returns a plan or
+// throws Error(unsupported) naming the node when the case cannot be
+// converted), then rewrites. Steps never touch the graph directly: added
+// nodes go to `before` (they read the node's inputs) or `after` (they read
+// its outputs), in order; upgrade_restore.cpp splices them in.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "model/graph_index.h"
+#include "model/norm_op.h"
+#include "model/tensor.h"
+
+namespace bnorm::steps {
+
+// What happened to one normalization node, for the report.
+struct NodeReport {
+  std::string graph, name, op;
+  int from = 0, to = 0;                 // schema versions
+  std::vector<std::string> steps;       // "6->7", ...
+  std::vector<std::string> dropped;     // "consumed_inputs", "is_test = 1"
+  std::vector<std::string> set;         // "training_mode = 1"
+  std::vector<std::string> added;       // "Flatten 'bn1_flatten'"
+  std::vector<std::string> warnings;
+  bool made_inference = false;          // --inference turned a training node into an inference node
+};
+
+// Facts shared by every site of one model.
+struct Env {
+  const GraphIndex* index = nullptr;          // the model before conversion, shapes inferred
+  std::unordered_set<std::string> used;       // values consumed by some node or graph outputs (after conversion)
+  std::unordered_set<std::string> names;      // every value and node name in use; fresh() adds to it
+};
+
+struct NormSite {
+  onnx::NodeProto node;                 // the node in its current form
+  int version = 0;                      // its schema version now
+  int64_t target_opset = 0;             // the opset the model is moving to
+  const GraphIndex::Scope* scope = nullptr;  // where it is in env->index
+  Env* env = nullptr;
+  std::vector<onnx::NodeProto> before, after;
+  std::vector<onnx::TensorProto> initializers;
+  std::map<std::string, DType> new_types;      // types of values the steps made
+  std::map<std::string, int> new_ranks;
+  NodeReport report;
+
+  NormNode read() const;                // read_norm_node at `version`
+  std::string label() const;            // "node 'bn1' (BatchNormalization-7)"
+  std::string stem() const;             // the node's name, or its op when it has none
+  std::string fresh(const std::string& stem);  // a name nothing in the model uses yet
+  std::optional<DType> type_of(const std::string& value) const;
+  std::optional<std::vector<int64_t>> dims_of(const std::string& value) const;  // -1: unknown dim
+  std::optional<int> rank_of(const std::string& value) const;
+  // Consumed by a node of the graph, a node the steps added, or a graph output.
+  bool is_used(const std::string& value) const;
+
+  onnx::NodeProto& add_before(const std::string& op, std::vector<std::string> in, std::vector<std::string> out);
+  onnx::NodeProto& add_after(const std::string& op, std::vector<std::string> in, std::vector<std::string> out);
+  std::string add_int64s(const std::string& stem, const std::vector<int64_t>& values);  // an initializer; its name
+};
+
+// Attribute helpers.
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name);
+bool remove_attr(onnx::NodeProto& n, const std::string& name);  // true if it was there
+void set_int(onnx::NodeProto& n, const std::string& name, int64_t v);
+void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
+
+// Removes consumed_inputs (BN-1, IN-1), reporting it.
+void drop_consumed_inputs(NormSite& s);
+
+// Outputs: trims trailing outputs to `count` (they must be unused; Error
+// naming the node and the output otherwise), or pads with fresh unused names.
+void trim_outputs(NormSite& s, int count, const std::string& why);
+void pad_outputs(NormSite& s, int count);
+
+// Makes the node's input types agree where the target schema wants one type
+// (see types.cpp): groups of input indices that must share a type.
+void unify_types(NormSite& s, const std::vector<std::vector<int>>& groups);
+// Error(unsupported) when an input or output of the node is bfloat16.
+void refuse_bfloat16(const NormSite& s, int target_version);
+
+// The steps. `up` moves the site from `from` to `to`, `down` back.
+void bn_1_6_up(NormSite&);
+void bn_1_6_down(NormSite&);
+void bn_6_7_up(NormSite&);
+void bn_6_7_down(NormSite&);
+void bn_7_9_up(NormSite&);
+void bn_7_9_down(NormSite&);
+void bn_9_14_up(NormSite&);
+void bn_9_14_down(NormSite&);
+void bn_14_15_up(NormSite&);
+void bn_14_15_down(NormSite&);
+void in_1_6_up(NormSite&);
+void in_1_6_down(NormSite&);
+// Softmax, LogSoftmax, Hardmax 12 <-> 13 (the site's node is one of those).
+void softmax_12_13_up(NormSite&);
+void softmax_12_13_down(NormSite&);
+
+// --inference: turns a training node into an inference node at its own
+// version (is_test = 1 / one output / training_mode removed). Returns
+// false when it already was one.
+bool make_inference(NormSite& s);
+
+}  // namespace bnorm::steps

@@ -1,0 +1,59 @@
+// upgrade: moves a whole model to another ai.onnx opset, up or down.
+//
+// BatchNormalization and InstanceNormalization nodes are converted by
+// bnorm's own steps (steps/, one per schema change, listed in
+// upgrade_plan.h); Softmax, LogSoftmax and Hardmax across 12 <-> 13 by
+// steps/softmax_12_13.cpp; every other default-domain op by the ONNX
+// library's converter (onnx::version_conversion), which never sees the
+// nodes bnorm converts (they are hidden behind placeholders while it runs,
+// upgrade_onnx.h). Nodes of other domains are left as they are. Subgraphs
+// (If/Loop/Scan) are converted too. The IR version is raised to what the
+// target opset needs and never lowered (docs/upgrade.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+#include "transforms/steps/step.h"
+
+namespace bnorm {
+
+inline constexpr int64_t kUpgradeMinOpset = 1;
+inline constexpr int64_t kUpgradeMaxOpset = 15;
+
+struct UpgradeOptions {
+  int64_t target = 15;     // kUpgradeMinOpset .. kUpgradeMaxOpset
+  bool inference = false;  // the model is an inference model: training nodes become inference nodes
+};
+
+// A node other than BN/IN that bnorm converted itself (Softmax 12 -> 13, ...).
+struct OpRewrite {
+  std::string graph, name, op, what;
+  std::vector<std::string> added;
+};
+
+struct UpgradeReport {
+  int64_t from_opset = 0, to_opset = 0;
+  int64_t from_ir = 0, to_ir = 0;
+  std::vector<steps::NodeReport> nodes;     // every BN/IN node, in graph order
+  std::vector<OpRewrite> rewrites;
+  std::vector<std::string> made_inference;  // names of the nodes --inference changed
+  std::vector<std::string> warnings;        // every node warning, with the node named
+};
+
+// Converts `model` in place. Throws Error: usage (target out of range),
+// unsupported (a case bnorm refuses; the message names the node), input.
+UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options);
+
+// ONNX's checker with full shape inference (strict, types checked), what
+// onnx.checker.check_model(m, full_check=True) does. Throws Error(input)
+// with the checker's message.
+void check_model_full(const onnx::ModelProto& model);
+
+// The IR version a model at `opset` needs (ONNX's table: opsets 1-8 -> 3,
+// 9 -> 4, 10 -> 5, 11 -> 6, 12-14 -> 7, 15-16 -> 8, 17 -> 8).
+int64_t required_ir_version(int64_t opset);
+
+}  // namespace bnorm

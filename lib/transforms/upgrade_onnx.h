@@ -1,0 +1,54 @@
+// The ONNX library's side of `bnorm upgrade`: which ops ONNX knows, and
+// running its converter on everything but the nodes bnorm converts itself.
+//
+// ONNX 1.12's converter picks adapters by op name alone (it ignores the
+// node's domain) and looks every op name up in its schema table. So a node
+// it must not touch is replaced, while it runs, by a placeholder: an op
+// name that exists in ONNX's table but only outside the default domain (so
+// no adapter ever matches), in bnorm's own domain, with the node's inputs
+// and outputs and an id. Shape inference ran before, so the values the
+// placeholders produce keep their types for the adapters downstream.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace bnorm::upgrade_detail {
+
+enum class HiddenKind {
+  norm,     // BatchNormalization / InstanceNormalization: bnorm's steps
+  softmax,  // Softmax / LogSoftmax / Hardmax crossing 12 <-> 13: steps/softmax_12_13.cpp
+  foreign,  // another domain, or an op kept as it is: restored unchanged
+};
+
+struct Hidden {
+  HiddenKind kind;
+  onnx::NodeProto original;
+  const onnx::NodeProto* inferred = nullptr;  // the same node in the shape-inferred model
+};
+
+// The newest ai.onnx opset the linked ONNX library knows (1.12: 17).
+int64_t onnx_max_opset();
+
+// Error(unsupported) naming the node and op for an op ONNX removed (e.g.
+// ImageScaler, which ended at opset 9) when `to` is past its end, and for
+// default-domain ops ONNX does not know at all.
+void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to);
+
+// Replaces the nodes bnorm converts (and those of other domains) by
+// placeholders in `work`, a copy of `inferred` (same graphs, same order).
+std::vector<Hidden> hide_nodes(onnx::ModelProto& work, const onnx::ModelProto& inferred, int64_t from, int64_t to);
+
+// The hidden node a placeholder stands for; nullptr when `n` is none.
+const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>& hidden);
+
+// Drops the placeholder domain's opset_import.
+void forget_placeholder_domain(onnx::ModelProto& m);
+
+// onnx::version_conversion::ConvertVersion; its failures become
+// Error(unsupported) carrying ONNX's message.
+onnx::ModelProto run_onnx_converter(const onnx::ModelProto& work, int64_t from, int64_t to);
+
+}  // namespace bnorm::upgrade_detail
