@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -48,37 +50,65 @@ float float_attr(const onnx::NodeProto& n, const std::string& name, float dflt) 
   return dflt;
 }
 
-// W' = W scaled along the producer's output-channel axis.
-std::vector<double> scale_weight(const FoldMatch& m, const Tensor& w, const std::vector<double>& scale) {
-  std::vector<double> out = w.to_f64();
-  const auto& d = w.dims;
-  const int64_t C = m.channels;
+// Calls f(start, length, c) for runs of consecutive weight elements that
+// all feed output channel c (the producer's output-channel axis), covering
+// the whole weight in order.
+template <typename F>
+void for_each_weight_run(const FoldMatch& m, const std::vector<int64_t>& d, F&& f) {
+  int64_t n = 1;
+  for (auto x : d) n *= x;
   switch (m.kind) {
-    case ProducerKind::conv: {
-      const int64_t block = w.numel() / d[0];
-      for (int64_t c = 0; c < C; ++c)
-        for (int64_t i = 0; i < block; ++i) out[c * block + i] *= scale[c];
+    case ProducerKind::conv: {  // W [C_out, C_in/group, k...]
+      const int64_t block = n / d[0];
+      for (int64_t c = 0; c < d[0]; ++c) f(c * block, block, c);
       break;
     }
     case ProducerKind::conv_transpose: {
       // W [C_in, C_out/group, k...]; input row r belongs to group r / (C_in/group).
-      const int64_t per_out = d[1], kernel = w.numel() / (d[0] * d[1]), in_per_group = d[0] / m.group;
+      const int64_t per_out = d[1], kernel = n / (d[0] * d[1]), in_per_group = d[0] / m.group;
       for (int64_t r = 0; r < d[0]; ++r)
-        for (int64_t j = 0; j < per_out; ++j) {
-          const double s = scale[(r / in_per_group) * per_out + j];
-          for (int64_t k = 0; k < kernel; ++k) out[(r * per_out + j) * kernel + k] *= s;
-        }
+        for (int64_t j = 0; j < per_out; ++j) f((r * per_out + j) * kernel, kernel, (r / in_per_group) * per_out + j);
       break;
     }
     case ProducerKind::gemm:
-    case ProducerKind::matmul: {
+    case ProducerKind::matmul: {  // [K, N], or [N, K] with transB
       const bool trans = m.kind == ProducerKind::gemm && int_attr(*m.producer, "transB", 0) != 0;
-      for (int64_t r = 0; r < d[0]; ++r)
-        for (int64_t c = 0; c < d[1]; ++c) out[r * d[1] + c] *= scale[trans ? r : c];
+      for (int64_t r = 0; r < d[0]; ++r) {
+        if (trans) f(r * d[1], d[1], r);
+        else
+          for (int64_t c = 0; c < d[1]; ++c) f(r * d[1] + c, 1, c);
+      }
       break;
     }
   }
-  return out;
+}
+
+// W' = W * scale[c], in float64, rounded once to W's type.
+Tensor scale_weight(const FoldMatch& m, const Tensor& w, const std::vector<double>& scale) {
+  std::vector<double> v = w.to_f64();
+  for_each_weight_run(m, w.dims, [&](int64_t start, int64_t len, int64_t c) {
+    for (int64_t i = start; i < start + len; ++i) v[i] *= scale[c];
+  });
+  return Tensor::from_f64(w.dtype, w.dims, v);
+}
+
+// The same, straight on a float32 initializer's raw_data (no copies): the
+// common case of large models.
+bool scale_raw_f32_in_place(const FoldMatch& m, onnx::TensorProto& t, const std::vector<double>& scale) {
+  if (t.data_type() != onnx::TensorProto::FLOAT || !t.has_raw_data() || is_external(t)) return false;
+  const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+  if (t.raw_data().size() != static_cast<size_t>(checked_numel(dims)) * 4) return false;
+  char* p = t.mutable_raw_data()->data();  // little-endian floats, as on every target bnorm builds for
+  for_each_weight_run(m, dims, [&](int64_t start, int64_t len, int64_t c) {
+    const double s = scale[c];
+    for (int64_t i = start; i < start + len; ++i) {
+      float x;
+      std::memcpy(&x, p + i * 4, 4);
+      x = static_cast<float>(static_cast<double>(x) * s);
+      std::memcpy(p + i * 4, &x, 4);
+    }
+  });
+  return true;
 }
 
 // The new bias (Conv/ConvTranspose bias, Gemm C) and its dims.
@@ -117,90 +147,113 @@ std::string unique_name(const std::set<std::string>& taken, const std::string& b
 
 }  // namespace
 
+namespace {
+
+// Reads the constants of `m`, computes the folded tensors and records how
+// they go into the model (in place, or fresh names).
+FoldPlan plan_fold(const Model& model, const GraphIndex& index, const FoldMatch& m, std::set<std::string>& names,
+                   bool& weight_done) {
+  const onnx::NodeProto& bn = *m.bn;
+  FoldPlan p;
+  p.graph_path = m.scope->path;
+  p.graph = const_cast<onnx::GraphProto*>(m.scope->graph);
+  for (int k = 0; k < p.graph->node_size(); ++k) {
+    if (&p.graph->node(k) == m.bn) p.bn_index = k;
+    if (&p.graph->node(k) == m.producer) p.producer_index = k;
+  }
+  p.kind = m.kind;
+  p.bn_name = bn.name();
+  p.bn_output = bn.output(0);
+  p.producer_name = m.producer->name();
+  p.producer_output = m.producer->output(0);
+  const auto dir = model.dir();
+  std::vector<double> shift;
+  const auto scale = affine_part(decode_tensor(*m.scale.tensor, dir).to_f64(), decode_tensor(*m.B.tensor, dir).to_f64(),
+                                 decode_tensor(*m.mean.tensor, dir).to_f64(), decode_tensor(*m.var.tensor, dir).to_f64(),
+                                 m.norm.epsilon, shift);
+  // In place when only this producer uses the tensor, in its own graph.
+  auto sole_user = [&](const std::string& name, GraphIndex::ConstKind kind) {
+    const auto* v = index.find(*m.scope, name);
+    return is_initializer(kind) && v && v->uses.size() == 1 && v->scope == m.scope;
+  };
+  const std::string& w_name = m.producer->input(1);
+  p.weight_in_place = sole_user(w_name, m.weight.kind);
+  weight_done = p.weight_in_place &&
+                scale_raw_f32_in_place(m, const_cast<onnx::TensorProto&>(*m.weight.tensor), scale);
+  DType w_type = static_cast<DType>(m.weight.tensor->data_type());
+  if (!weight_done) p.weight = scale_weight(m, decode_tensor(*m.weight.tensor, dir), scale);
+  p.weight_name = p.weight_in_place ? w_name : unique_name(names, w_name + "_folded_" + bn.name());
+  names.insert(p.weight_name);
+
+  Tensor old_bias;
+  if (m.bias) old_bias = decode_tensor(*m.bias->tensor, dir);
+  std::vector<int64_t> bias_dims;
+  const auto b = new_bias(m, m.bias ? &old_bias : nullptr, scale, shift, bias_dims, p.set_beta_one);
+  p.bias = Tensor::from_f64(m.bias ? old_bias.dtype : w_type, bias_dims, b);
+  p.bias_in_place = m.bias && sole_user(m.producer->input(2), m.bias->kind) && old_bias.dims == bias_dims;
+  p.bias_name = p.bias_in_place ? m.producer->input(2)
+                                : unique_name(names, (p.producer_name.empty() ? p.producer_output : p.producer_name) +
+                                                         "_bias_folded");
+  names.insert(p.bias_name);
+  for (int k = 1; k < bn.input_size(); ++k) p.released.push_back(bn.input(k));
+  if (!p.weight_in_place) p.released.push_back(w_name);
+  if (m.bias && !p.bias_in_place) p.released.push_back(m.producer->input(2));
+  return p;
+}
+
+bool needs_shapes(const GraphIndex& index) {
+  for (const auto& s : index.scopes())
+    for (const auto& n : s->graph->node()) {
+      if (n.op_type() != "BatchNormalization" || n.input_size() == 0) continue;
+      const auto* x = index.find(*s, n.input(0));
+      if (x && x->producer && x->producer->op_type() == "MatMul") return true;
+    }
+  return false;
+}
+
+}  // namespace
+
 FoldReport fold_batch_norms(Model& model) {
   FoldReport report;
   const int64_t opset = default_opset(model.proto);
-  std::vector<FoldPlan> plans;
-  std::set<std::string> names;  // every value name, for fresh names
+  FoldFinish finish;
   {
-    // MatMul needs its input rank: match on a copy with inferred shapes,
-    // then find the same nodes by position in the real model.
-    const onnx::ModelProto inferred = with_inferred_shapes(model.proto);
-    const GraphIndex index(inferred);
-    const GraphIndex real(model.proto);
-    for (const auto& s : real.scopes())
+    const GraphIndex index(model.proto);
+    // Only MatMul needs a shape (its input's rank): infer shapes on a copy
+    // only then, as the copy costs a second model in memory.
+    std::unique_ptr<onnx::ModelProto> inferred;
+    std::unique_ptr<GraphIndex> shapes;
+    if (needs_shapes(index)) {
+      inferred = std::make_unique<onnx::ModelProto>(with_inferred_shapes(model.proto));
+      shapes = std::make_unique<GraphIndex>(*inferred);
+    }
+    std::set<std::string> names;  // every value name, for fresh names
+    for (const auto& s : index.scopes())
       for (const auto& [n, v] : s->values) names.insert(n);
-    for (size_t si = 0; si < index.scopes().size(); ++si) {
-      const auto& scope = *index.scopes()[si];
-      const auto& real_scope = *real.scopes()[si];
-      for (int ni = 0; ni < scope.graph->node_size(); ++ni) {
-        const onnx::NodeProto& bn = scope.graph->node(ni);
+    for (const auto& scope : index.scopes()) {
+      for (const auto& bn : scope->graph->node()) {
         if (!is_default_domain(bn.domain()) || bn.op_type() != "BatchNormalization") continue;
         ++report.total;
-        FoldCandidate c;
         try {
-          c = match_fold(index, bn, opset);
-        } catch (Error& e) {
-          e.at_node(bn.name(), bn.op_type(), norm_schema_version(bn.op_type(), opset));
-          throw;
-        }
-        if (!c) {
-          report.skipped.push_back({scope.path, bn.name(), c.reason});
-          continue;
-        }
-        const FoldMatch& m = *c.match;
-        FoldPlan p;
-        p.graph_path = scope.path;
-        p.graph = const_cast<onnx::GraphProto*>(real_scope.graph);
-        p.bn_index = ni;
-        for (int k = 0; k < scope.graph->node_size(); ++k)
-          if (&scope.graph->node(k) == m.producer) p.producer_index = k;
-        p.kind = m.kind;
-        p.bn_name = bn.name();
-        p.bn_output = bn.output(0);
-        p.producer_name = m.producer->name();
-        p.producer_output = m.producer->output(0);
-        try {
-          const auto dir = model.dir();
-          std::vector<double> shift;
-          const auto scale = affine_part(decode_tensor(*m.scale.tensor, dir).to_f64(), decode_tensor(*m.B.tensor, dir).to_f64(),
-                                         decode_tensor(*m.mean.tensor, dir).to_f64(), decode_tensor(*m.var.tensor, dir).to_f64(),
-                                         m.norm.epsilon, shift);
-          const Tensor w = decode_tensor(*m.weight.tensor, dir);
-          p.weight = Tensor::from_f64(w.dtype, w.dims, scale_weight(m, w, scale));
-          Tensor old_bias;
-          if (m.bias) old_bias = decode_tensor(*m.bias->tensor, dir);
-          std::vector<int64_t> bias_dims;
-          const auto b = new_bias(m, m.bias ? &old_bias : nullptr, scale, shift, bias_dims, p.set_beta_one);
-          p.bias = Tensor::from_f64(m.bias ? old_bias.dtype : w.dtype, bias_dims, b);
-          // In place when only this producer uses the tensor and the shape stays.
-          const auto* wv = real.find(real_scope, m.producer->input(1));
-          p.weight_in_place = is_initializer(m.weight.kind) && wv && wv->uses.size() == 1 &&
-                              wv->scope == &real_scope;
-          p.weight_name = p.weight_in_place ? m.producer->input(1)
-                                            : unique_name(names, m.producer->input(1) + "_folded_" + bn.name());
-          names.insert(p.weight_name);
-          if (m.bias) {
-            const auto* bv = real.find(real_scope, m.producer->input(2));
-            p.bias_in_place = is_initializer(m.bias->kind) && bv && bv->uses.size() == 1 &&
-                              bv->scope == &real_scope && old_bias.dims == bias_dims;
+          const FoldCandidate c = match_fold(index, bn, opset, shapes.get());
+          if (!c) {
+            report.skipped.push_back({scope->path, bn.name(), c.reason});
+            continue;
           }
-          p.bias_name = p.bias_in_place ? m.producer->input(2)
-                                        : unique_name(names, (p.producer_name.empty() ? p.producer_output : p.producer_name) + "_bias_folded");
-          names.insert(p.bias_name);
-          for (int k = 1; k < bn.input_size(); ++k) p.released.push_back(bn.input(k));
-          if (!p.weight_in_place) p.released.push_back(m.producer->input(1));
-          if (m.bias && !p.bias_in_place) p.released.push_back(m.producer->input(2));
+          bool weight_done = false;
+          FoldPlan p = plan_fold(model, index, *c.match, names, weight_done);
+          // Written now, one fold at a time, so at most one fold's new
+          // tensors exist besides the model; removals wait for the end.
+          apply_fold(model, p, opset, weight_done, finish);
+          report.folded.push_back({scope->path, bn.name(), p.producer_name, producer_name(c.match->kind), p.bn_output});
         } catch (Error& e) {
-          e.at_node(bn.name(), bn.op_type(), m.norm.version).context("while folding into " + producer_name(m.kind));
+          e.at_node(bn.name(), bn.op_type(), norm_schema_version(bn.op_type(), opset)).context("while folding");
           throw;
         }
-        report.folded.push_back({scope.path, bn.name(), p.producer_name, producer_name(m.kind), p.bn_output});
-        plans.push_back(std::move(p));
       }
     }
   }
-  apply_fold_plans(model, plans, opset);
+  finish_folds(model, finish);
   return report;
 }
 

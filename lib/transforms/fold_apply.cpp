@@ -114,33 +114,34 @@ void remove_released(onnx::ModelProto& m, std::set<std::string> released) {
 
 }  // namespace
 
-void apply_fold_plans(Model& model, std::vector<FoldPlan>& plans, int64_t opset) {
+void apply_fold(Model& model, FoldPlan& p, int64_t opset, bool weight_written, FoldFinish& finish) {
   const bool inputs_list_initializers = model.proto.ir_version() < 4;
-  std::map<onnx::GraphProto*, std::vector<int>> bn_positions;
-  std::set<std::string> released;
-  for (FoldPlan& p : plans) {
-    onnx::GraphProto& g = *p.graph;
-    onnx::NodeProto& producer = *g.mutable_node(p.producer_index);
-    put_tensor(g, p.weight, p.weight_name, p.weight_in_place, inputs_list_initializers);
-    set_input(producer, 1, p.weight_name);
-    put_tensor(g, p.bias, p.bias_name, p.bias_in_place, inputs_list_initializers);
-    set_input(producer, 2, p.bias_name);
-    // X (2-D) x W + b is Gemm.
-    if (p.kind == ProducerKind::matmul) producer.set_op_type("Gemm");
-    if (p.set_beta_one) set_float_attr(producer, "beta", 1.0f);
-    // Before opset 7, a Gemm C of shape [N] needs broadcast = 1.
-    const bool gemm = p.kind == ProducerKind::matmul || p.kind == ProducerKind::gemm;
-    if (gemm && opset < 7 && p.bias.dims.size() == 1) add_int_attr_if_absent(producer, "broadcast", 1);
-    producer.set_output(0, p.bn_output);
-    erase_if(*g.mutable_value_info(), [&](const onnx::ValueInfoProto& v) { return v.name() == p.producer_output; });
-    bn_positions[&g].push_back(p.bn_index);
-    released.insert(p.released.begin(), p.released.end());
-  }
-  for (auto& [g, positions] : bn_positions) {
+  onnx::GraphProto& g = *p.graph;
+  onnx::NodeProto& producer = *g.mutable_node(p.producer_index);
+  if (!weight_written) put_tensor(g, p.weight, p.weight_name, p.weight_in_place, inputs_list_initializers);
+  set_input(producer, 1, p.weight_name);
+  put_tensor(g, p.bias, p.bias_name, p.bias_in_place, inputs_list_initializers);
+  set_input(producer, 2, p.bias_name);
+  // X (2-D) x W + b is Gemm.
+  if (p.kind == ProducerKind::matmul) producer.set_op_type("Gemm");
+  if (p.set_beta_one) set_float_attr(producer, "beta", 1.0f);
+  // Before opset 7, a Gemm C of shape [N] needs broadcast = 1.
+  const bool gemm = p.kind == ProducerKind::matmul || p.kind == ProducerKind::gemm;
+  if (gemm && opset < 7 && p.bias.dims.size() == 1) add_int_attr_if_absent(producer, "broadcast", 1);
+  producer.set_output(0, p.bn_output);
+  finish.bn_positions[&g].push_back(p.bn_index);
+  finish.released.insert(p.released.begin(), p.released.end());
+  finish.stale.insert(p.producer_output);
+}
+
+void finish_folds(Model& model, FoldFinish& finish) {
+  for (auto& [g, positions] : finish.bn_positions) {
     std::sort(positions.rbegin(), positions.rend());
     for (int i : positions) g->mutable_node()->DeleteSubrange(i, 1);
+    erase_if(*g->mutable_value_info(),
+             [&](const onnx::ValueInfoProto& v) { return finish.stale.count(v.name()) > 0; });
   }
-  remove_released(model.proto, std::move(released));
+  remove_released(model.proto, std::move(finish.released));
 }
 
 }  // namespace bnorm

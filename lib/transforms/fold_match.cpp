@@ -73,7 +73,8 @@ std::string producer_name(ProducerKind k) {
   return "?";
 }
 
-FoldCandidate match_fold(const GraphIndex& index, const onnx::NodeProto& bn, int64_t opset) {
+FoldCandidate match_fold(const GraphIndex& index, const onnx::NodeProto& bn, int64_t opset,
+                         const GraphIndex* shapes) {
   if (!is_default_domain(bn.domain()) || bn.op_type() != "BatchNormalization") return no("not a BatchNormalization");
   FoldMatch m;
   m.bn = &bn;
@@ -120,7 +121,11 @@ FoldCandidate match_fold(const GraphIndex& index, const onnx::NodeProto& bn, int
   }
   if (m.kind == ProducerKind::conv || m.kind == ProducerKind::conv_transpose) m.group = int_attr(*m.producer, "group", 1);
   if (m.kind == ProducerKind::matmul) {
-    const auto rank = known_rank(index, *m.scope, m.producer->input(0));
+    const GraphIndex& si = shapes ? *shapes : index;
+    const GraphIndex::Scope* ss = m.scope;
+    for (const auto& s : si.scopes())
+      if (s->path == m.scope->path) ss = s.get();
+    const auto rank = known_rank(si, *ss, m.producer->input(0));
     if (!rank) return no("MatMul input rank is unknown (BN needs it 2-D)");
     if (*rank != 2) return no(fmt::format("MatMul input has rank {}, expected 2", *rank));
   }

@@ -54,7 +54,10 @@ struct FoldCandidate {
   explicit operator bool() const { return match.has_value(); }
 };
 
-FoldCandidate match_fold(const GraphIndex& index, const onnx::NodeProto& bn, int64_t opset);
+// `shapes`, when given, indexes a copy of the same model with inferred
+// shapes (same scopes, same paths): MatMul's input rank is looked up there.
+FoldCandidate match_fold(const GraphIndex& index, const onnx::NodeProto& bn, int64_t opset,
+                         const GraphIndex* shapes = nullptr);
 
 std::string producer_name(ProducerKind k);
 

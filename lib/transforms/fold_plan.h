@@ -4,6 +4,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,8 +28,20 @@ struct FoldPlan {
   std::vector<std::string> released;       // names the folded nodes stop using
 };
 
-// Rewrites the model: producers take the new tensors and the BN's output
-// name, BN nodes go, tensors nobody uses any more go.
-void apply_fold_plans(Model& model, std::vector<FoldPlan>& plans, int64_t opset);
+// What the folds leave to do once all of them are written: BN nodes to
+// delete (by position in their graph) and names they stopped using.
+struct FoldFinish {
+  std::map<onnx::GraphProto*, std::vector<int>> bn_positions;
+  std::set<std::string> released;
+  std::set<std::string> stale;  // producer outputs renamed: their value_info goes
+};
+
+// Writes one fold: the producer takes the new tensors (the weight unless
+// `weight_written`, already scaled in place) and the BN's output name.
+// Nodes and tensors are not removed here (pointers into the model must
+// stay valid until every fold is written): that is finish_folds().
+void apply_fold(Model& model, FoldPlan& plan, int64_t opset, bool weight_written, FoldFinish& finish);
+// Deletes the folded BN nodes and what nobody uses any more.
+void finish_folds(Model& model, FoldFinish& finish);
 
 }  // namespace bnorm
