@@ -18,5 +18,6 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 step "$bnorm" fold "$model" -o "$out/demo_folded.onnx"
 step "$bnorm" inspect --summary "$out/demo_folded.onnx"
+step "$bnorm" eval "$model" --compare "$out/demo_folded.onnx" --random 1
 echo
-echo "upgrade and eval join the demo as they land (see docs/cli.md)."
+echo "upgrade joins the demo when it lands (see docs/cli.md)."

@@ -84,14 +84,14 @@ std::string declared_shape(const onnx::TensorShapeProto& s) {
   return out + "]";
 }
 
-void check_input(const onnx::ValueInfoProto& vi, const Tensor& t) {
+void check_input(const onnx::ValueInfoProto& vi, const Tensor& t, bool shapes) {
   if (!vi.type().has_tensor_type()) return;
   const auto& tt = vi.type().tensor_type();
   if (tt.elem_type() != 0 && tt.elem_type() != static_cast<int32_t>(t.dtype)) {
     throw Error(ErrorKind::usage, fmt::format("input '{}' has type {}, the model declares {}", vi.name(),
                                               dtype_name(t.dtype), dtype_name(static_cast<DType>(tt.elem_type()))));
   }
-  if (!tt.has_shape()) return;
+  if (!shapes || !tt.has_shape()) return;
   const auto& s = tt.shape();
   bool ok = s.dim_size() == static_cast<int>(t.dims.size());
   for (int i = 0; ok && i < s.dim_size(); ++i) {
@@ -305,6 +305,10 @@ Tensors Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector
     if (done[i]) continue;
     const bool fused = run_node(g, p, i, env);
     done[i] = true;
+    if (options_.stats) {
+      ++options_.stats->nodes_run;
+      options_.stats->fused += fused;
+    }
     const int j = p.fused_with[i];
     release(i);
     if (fused) {
@@ -354,7 +358,7 @@ std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::s
       if (!initializers.count(vi.name())) fail(ErrorKind::usage, "missing input '{}'", vi.name());
       continue;
     }
-    check_input(vi, it->second);
+    check_input(vi, it->second, options.check_input_shapes);
     env.values[vi.name()] = it->second;
   }
   for (const auto& [name, t] : inputs) {

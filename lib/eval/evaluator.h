@@ -28,12 +28,24 @@
 
 namespace bnorm {
 
+// What a run did, for tests and reports.
+struct EvalStats {
+  int nodes_run = 0;  // op calls (a fused pair counts once)
+  int fused = 0;      // normalization nodes run fused with their activation
+};
+
 struct EvalOptions {
   // Fuse a normalization node with its single activation consumer.
   bool fuse_activations = true;
+  // Check given inputs' shapes against the declared ones (rank and known
+  // dims). Types are always checked. Off for conformance folders, whose
+  // data sometimes disagree with the declared shapes.
+  bool check_input_shapes = true;
   // Values to return instead of the graph outputs (any value of the main
   // graph: node outputs, initializers, inputs). Empty: the graph outputs.
   std::vector<std::string> outputs;
+  // When set, filled in (subgraph runs included).
+  EvalStats* stats = nullptr;
 };
 
 // Runs `model` on `inputs` (keyed by graph input name) and returns the

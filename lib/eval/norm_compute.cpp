@@ -1,67 +1,29 @@
 #include "eval/norm_compute.h"
 
-#include <vector>
+#include <type_traits>
 
 #include "core/error.h"
-#include "kernels/affine.h"
+#include "kernels/bn_infer.h"
+#include "kernels/bn_train.h"
 #include "kernels/half.h"
+#include "kernels/instance_norm.h"
 
 namespace bnorm::eval {
 
 namespace {
 
-// Loading a storage element into compute type P and storing one back.
-template <typename S> struct Elem;
-template <> struct Elem<float> {
-  static float load(float v) { return v; }
-  template <typename P> static float store(P v) { return static_cast<float>(v); }
-};
-template <> struct Elem<double> {
-  static double load(double v) { return v; }
-  template <typename P> static double store(P v) { return static_cast<double>(v); }
-};
-template <> struct Elem<kernels::f16> {
-  static float load(kernels::f16 v) { return kernels::f16_to_f32(v); }
-  template <typename P> static kernels::f16 store(P v) { return kernels::f64_to_f16(v); }
-};
-template <> struct Elem<kernels::bf16> {
-  static float load(kernels::bf16 v) { return kernels::bf16_to_f32(v); }
-  template <typename P> static kernels::bf16 store(P v) { return kernels::f64_to_bf16(v); }
-};
+using kernels::bf16;
+using kernels::f16;
 
-// Calls f(S{}) for the storage type of `t`.
-template <typename F>
-void with_storage(DType t, F&& f) {
-  switch (t) {
-    case DType::float32: f(float{}); return;
-    case DType::float64: f(double{}); return;
-    case DType::float16: f(kernels::f16{}); return;
-    case DType::bfloat16: f(kernels::bf16{}); return;
-    default: fail(ErrorKind::unsupported, "normalization of {} data is not supported", dtype_name(t));
-  }
+[[noreturn]] void unsupported(DType t) {
+  fail(ErrorKind::unsupported, "normalization of {} data is not supported", dtype_name(t));
 }
 
-// y[i] = act(x[i] * a.scale + a.shift) for one contiguous run.
-template <typename S, typename P, bool Act>
-void affine_run(const S* x, S* y, size_t n, kernels::Affine<P> a, const Activation* act) {
-  for (size_t i = 0; i < n; ++i) {
-    P v = static_cast<P>(Elem<S>::load(x[i])) * a.scale + a.shift;
-    if constexpr (Act) v = apply(*act, v);
-    y[i] = Elem<S>::template store<P>(v);
-  }
-}
-
-template <typename S, typename P>
-void affine_all(const S* x, S* y, kernels::NcsShape sh, const std::vector<kernels::Affine<P>>& aff,
-                const Activation* act) {
-  const auto rows = static_cast<int64_t>(sh.n * sh.c);
-#pragma omp parallel for schedule(static) if (rows * static_cast<int64_t>(sh.s) > 65536)
-  for (int64_t r = 0; r < rows; ++r) {
-    const size_t c = static_cast<size_t>(r) % sh.c;
-    const size_t off = static_cast<size_t>(r) * sh.s;
-    if (act) affine_run<S, P, true>(x + off, y + off, sh.s, aff[c], act);
-    else affine_run<S, P, false>(x + off, y + off, sh.s, aff[c], act);
-  }
+// The storage type of `t` must go with compute type P.
+template <typename P>
+void check_pair(DType t) {
+  const bool is_double = t == DType::float64;
+  if (!is_floating(t) || is_double != std::is_same_v<P, double>) unsupported(t);
 }
 
 }  // namespace
@@ -69,67 +31,73 @@ void affine_all(const S* x, S* y, kernels::NcsShape sh, const std::vector<kernel
 template <typename P>
 void bn_inference(DType t, const void* x, void* y, kernels::NcsShape shape, const kernels::BnInferParams<P>& p,
                   const Activation* act) {
-  std::vector<kernels::Affine<P>> aff(shape.c);
-  for (size_t c = 0; c < shape.c; ++c) aff[c] = kernels::to_affine(p.scale[c], p.bias[c], p.mean[c], p.var[c], p.epsilon);
-  with_storage(t, [&](auto tag) {
-    using S = decltype(tag);
-    affine_all<S, P>(static_cast<const S*>(x), static_cast<S*>(y), shape, aff, act);
-  });
+  check_pair<P>(t);
+  const Activation a = act ? *act : Activation::none();
+  if constexpr (std::is_same_v<P, double>) {
+    kernels::bn_infer_f64(static_cast<const double*>(x), static_cast<double*>(y), shape, p, a);
+  } else if (t == DType::float32) {
+    kernels::bn_infer_f32(static_cast<const float*>(x), static_cast<float*>(y), shape, p, a);
+  } else if (t == DType::float16) {
+    kernels::bn_infer_f16(static_cast<const f16*>(x), static_cast<f16*>(y), shape, p, a);
+  } else {
+    kernels::bn_infer_bf16(static_cast<const bf16*>(x), static_cast<bf16*>(y), shape, p, a);
+  }
 }
 
 template <typename P>
-void channel_statistics(DType t, const void* x, kernels::NcsShape shape, P* mean, P* var) {
-  with_storage(t, [&](auto tag) {
-    using S = decltype(tag);
-    const S* xs = static_cast<const S*>(x);
-    const double count = static_cast<double>(shape.n * shape.s);
-    for (size_t c = 0; c < shape.c; ++c) {
-      double sum = 0;
-      for (size_t n = 0; n < shape.n; ++n) {
-        const S* row = xs + (n * shape.c + c) * shape.s;
-        for (size_t s = 0; s < shape.s; ++s) sum += static_cast<double>(Elem<S>::load(row[s]));
-      }
-      const double m = sum / count;
-      double sq = 0;
-      for (size_t n = 0; n < shape.n; ++n) {
-        const S* row = xs + (n * shape.c + c) * shape.s;
-        for (size_t s = 0; s < shape.s; ++s) {
-          const double d = static_cast<double>(Elem<S>::load(row[s])) - m;
-          sq += d * d;
-        }
-      }
-      mean[c] = static_cast<P>(m);
-      var[c] = static_cast<P>(sq / count);
-    }
-  });
+void bn_training(DType t, const void* x, void* y, kernels::NcsShape shape, const kernels::NormParams<P>& p,
+                 double* mean, double* var, const Activation* act) {
+  check_pair<P>(t);
+  if constexpr (std::is_same_v<P, double>) {
+    kernels::bn_train_f64(static_cast<const double*>(x), static_cast<double*>(y), shape, p, mean, var);
+  } else if (t == DType::float32) {
+    kernels::bn_train_f32(static_cast<const float*>(x), static_cast<float*>(y), shape, p, mean, var);
+  } else if (t == DType::float16) {
+    kernels::bn_train_f16(static_cast<const f16*>(x), static_cast<f16*>(y), shape, p, mean, var);
+  } else {
+    kernels::bn_train_bf16(static_cast<const bf16*>(x), static_cast<bf16*>(y), shape, p, mean, var);
+  }
+  if (act) activation_in_place(t, y, shape.elements(), *act);
+}
+
+void running_update(const double* input, const double* current, double* out, size_t c, double momentum) {
+  kernels::bn_running_update(input, current, out, c, momentum);
 }
 
 template <typename P>
 void instance_norm(DType t, const void* x, void* y, kernels::NcsShape shape, const kernels::NormParams<P>& p,
                    const Activation* act) {
-  std::vector<kernels::Affine<P>> aff(shape.n * shape.c);
-  for (size_t n = 0; n < shape.n; ++n) {
-    const size_t off = n * shape.c * shape.s;
-    std::vector<P> mean(shape.c), var(shape.c);
-    channel_statistics<P>(t, static_cast<const uint8_t*>(x) + off * dtype_size(t), {1, shape.c, shape.s},
-                          mean.data(), var.data());
-    for (size_t c = 0; c < shape.c; ++c) {
-      aff[n * shape.c + c] = kernels::to_affine(p.scale[c], p.bias[c], mean[c], var[c], p.epsilon);
-    }
+  check_pair<P>(t);
+  if constexpr (std::is_same_v<P, double>) {
+    kernels::instance_norm_f64(static_cast<const double*>(x), static_cast<double*>(y), shape, p);
+  } else if (t == DType::float32) {
+    kernels::instance_norm_f32(static_cast<const float*>(x), static_cast<float*>(y), shape, p);
+  } else if (t == DType::float16) {
+    kernels::instance_norm_f16(static_cast<const f16*>(x), static_cast<f16*>(y), shape, p);
+  } else {
+    kernels::instance_norm_bf16(static_cast<const bf16*>(x), static_cast<bf16*>(y), shape, p);
   }
-  // One "channel" per (n, c) row.
-  with_storage(t, [&](auto tag) {
-    using S = decltype(tag);
-    affine_all<S, P>(static_cast<const S*>(x), static_cast<S*>(y), {1, shape.n * shape.c, shape.s}, aff, act);
-  });
+  if (act) activation_in_place(t, y, shape.elements(), *act);
+}
+
+void activation_in_place(DType t, void* y, size_t n, const Activation& act) {
+  switch (t) {
+    case DType::float32: kernels::activation_f32(static_cast<float*>(y), static_cast<float*>(y), n, act); return;
+    case DType::float64: kernels::activation_f64(static_cast<double*>(y), static_cast<double*>(y), n, act); return;
+    case DType::float16: kernels::activation_f16(static_cast<f16*>(y), static_cast<f16*>(y), n, act); return;
+    case DType::bfloat16: kernels::activation_bf16(static_cast<bf16*>(y), static_cast<bf16*>(y), n, act); return;
+    default: unsupported(t);
+  }
 }
 
 template void bn_inference<float>(DType, const void*, void*, kernels::NcsShape, const kernels::BnInferParams<float>&,
                                   const Activation*);
 template void bn_inference<double>(DType, const void*, void*, kernels::NcsShape,
                                    const kernels::BnInferParams<double>&, const Activation*);
-template void channel_statistics<float>(DType, const void*, kernels::NcsShape, float*, float*);
-template void channel_statistics<double>(DType, const void*, kernels::NcsShape, double*, double*);
+template void bn_training<float>(DType, const void*, void*, kernels::NcsShape, const kernels::NormParams<float>&,
+                                 double*, double*, const Activation*);
+template void bn_training<double>(DType, const void*, void*, kernels::NcsShape, const kernels::NormParams<double>&,
+                                  double*, double*, const Activation*);
 template void instance_norm<float>(DType, const void*, void*, kernels::NcsShape, const kernels::NormParams<float>&,
                                    const Activation*);
 template void instance_norm<double>(DType, const void*, void*, kernels::NcsShape,

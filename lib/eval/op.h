@@ -17,9 +17,11 @@
 
 #include "model/tensor.h"
 
-namespace bnorm::eval {
-
+namespace bnorm::kernels {
 struct Activation;
+}
+
+namespace bnorm::eval {
 
 struct OpContext {
   const onnx::NodeProto* node = nullptr;
@@ -28,7 +30,7 @@ struct OpContext {
   std::vector<const Tensor*> inputs;  // by position; nullptr: absent
   std::filesystem::path model_dir;    // for external data in Constant/If
   // An activation to apply to output 0 in the same pass (norm ops only).
-  const Activation* fused = nullptr;
+  const kernels::Activation* fused = nullptr;
   // Runs a subgraph (If branches) with this node's scope as outer scope.
   std::function<std::vector<Tensor>(const onnx::GraphProto&)> run_subgraph;
 

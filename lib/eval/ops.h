@@ -28,6 +28,7 @@ Tensors op_div(const OpContext& ctx);
 Tensors op_sqrt(const OpContext& ctx);
 Tensors op_reciprocal(const OpContext& ctx);
 Tensors op_cast(const OpContext& ctx);
+Tensors op_cast_like(const OpContext& ctx);
 
 // ops_shape.cpp
 Tensors op_reshape(const OpContext& ctx);
@@ -39,10 +40,62 @@ Tensors op_identity(const OpContext& ctx);
 Tensors op_constant(const OpContext& ctx);
 Tensors op_dropout(const OpContext& ctx);
 Tensors op_if(const OpContext& ctx);
+Tensors op_shape(const OpContext& ctx);
+Tensors op_constant_of_shape(const OpContext& ctx);
+
+// ops_index.cpp
+Tensors op_concat(const OpContext& ctx);
+Tensors op_split(const OpContext& ctx);
+Tensors op_gather(const OpContext& ctx);
+Tensors op_slice(const OpContext& ctx);
+Tensors op_tile(const OpContext& ctx);
+Tensors op_expand(const OpContext& ctx);
+Tensors op_size(const OpContext& ctx);
+
+// ops_pad.cpp
+Tensors op_pad(const OpContext& ctx);
+
+// ops_resize.cpp
+Tensors op_upsample(const OpContext& ctx);
+Tensors op_resize(const OpContext& ctx);
+
+// ops_math.cpp
+Tensors op_neg(const OpContext& ctx);
+Tensors op_abs(const OpContext& ctx);
+Tensors op_exp(const OpContext& ctx);
+Tensors op_log(const OpContext& ctx);
+Tensors op_pow(const OpContext& ctx);
+Tensors op_prelu(const OpContext& ctx);
+Tensors op_sum(const OpContext& ctx);
+Tensors op_max(const OpContext& ctx);
+Tensors op_min(const OpContext& ctx);
+Tensors op_mean(const OpContext& ctx);
+
+// ops_logic.cpp
+Tensors op_equal(const OpContext& ctx);
+Tensors op_less(const OpContext& ctx);
+Tensors op_greater(const OpContext& ctx);
+Tensors op_less_or_equal(const OpContext& ctx);
+Tensors op_greater_or_equal(const OpContext& ctx);
+Tensors op_and(const OpContext& ctx);
+Tensors op_or(const OpContext& ctx);
+Tensors op_xor(const OpContext& ctx);
+Tensors op_not(const OpContext& ctx);
+Tensors op_where(const OpContext& ctx);
 
 // ops_reduce.cpp
+Tensors op_reduce_sum(const OpContext& ctx);
 Tensors op_reduce_mean(const OpContext& ctx);
+Tensors op_reduce_max(const OpContext& ctx);
+Tensors op_reduce_min(const OpContext& ctx);
+Tensors op_reduce_prod(const OpContext& ctx);
+Tensors op_reduce_sum_square(const OpContext& ctx);
+Tensors op_reduce_l1(const OpContext& ctx);
+Tensors op_reduce_l2(const OpContext& ctx);
+Tensors op_reduce_log_sum(const OpContext& ctx);
+Tensors op_reduce_log_sum_exp(const OpContext& ctx);
 Tensors op_softmax(const OpContext& ctx);
+Tensors op_log_softmax(const OpContext& ctx);
 
 // ops_pool.cpp
 Tensors op_max_pool(const OpContext& ctx);

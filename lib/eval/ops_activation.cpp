@@ -2,14 +2,16 @@
 // HardSwish, Tanh, Softplus, Softsign, ThresholdedRelu, Clip.
 //
 // Contract: Y has X's shape and type. Floating types compute in float
-// (double for double) through apply() in activation.h, the same function a
-// fused normalization uses; integer inputs (Relu 14, Clip 12) compute in
-// double and must stay integral. Clip below 11 takes min/max attributes,
-// from 11 optional inputs (absent: unbounded).
+// (double for double) with the kernels' activation (kernels/activation.h),
+// the definition a fused normalization uses too; integer inputs (Relu 14, Clip 12) compute in
+// double and must stay integral. Attribute defaults are the same at every
+// version (float values, as ONNX attributes are float). Clip below 11 takes
+// min/max attributes, from 11 optional scalar inputs (absent: unbounded).
 #include <limits>
 
 #include "eval/activation.h"
 #include "eval/attrs.h"
+#include "eval/norm_compute.h"
 #include "eval/numeric.h"
 #include "eval/op.h"
 #include "eval/ops.h"
@@ -18,27 +20,29 @@ namespace bnorm::eval {
 
 namespace {
 
+using kernels::ActivationKind;
+
 struct ActSpec {
   const char* op;
-  ActKind kind;
-  double alpha, beta;
+  Activation defaults;
+  const char* alpha_attr;  // the attribute read into alpha, or nullptr
+  const char* beta_attr;   // ... into beta
 };
 
-// Defaults of every version (they did not change across versions).
-constexpr ActSpec kActs[] = {
-    {"Relu", ActKind::relu, 0, 0},
-    {"LeakyRelu", ActKind::leaky_relu, 0.01, 0},
-    {"Elu", ActKind::elu, 1.0, 0},
-    {"Selu", ActKind::selu, 1.67326319217681884765625, 1.05070102214813232421875},
-    {"Celu", ActKind::celu, 1.0, 0},
-    {"Sigmoid", ActKind::sigmoid, 0, 0},
-    {"HardSigmoid", ActKind::hard_sigmoid, 0.2, 0.5},
-    {"HardSwish", ActKind::hard_swish, 0, 0},
-    {"Tanh", ActKind::tanh, 0, 0},
-    {"Softplus", ActKind::softplus, 0, 0},
-    {"Softsign", ActKind::softsign, 0, 0},
-    {"ThresholdedRelu", ActKind::thresholded_relu, 1.0, 0},
-    {"Clip", ActKind::clip, 0, 0},
+const ActSpec kActs[] = {
+    {"Relu", Activation::relu(), nullptr, nullptr},
+    {"LeakyRelu", Activation::leaky_relu(), "alpha", nullptr},
+    {"Elu", Activation::elu(), "alpha", nullptr},
+    {"Selu", Activation::selu(), "alpha", "gamma"},
+    {"Celu", Activation::celu(), "alpha", nullptr},
+    {"Sigmoid", Activation::sigmoid(), nullptr, nullptr},
+    {"HardSigmoid", Activation::hard_sigmoid(), "alpha", "beta"},
+    {"HardSwish", Activation::hard_swish(), nullptr, nullptr},
+    {"Tanh", Activation::tanh(), nullptr, nullptr},
+    {"Softplus", Activation::softplus(), nullptr, nullptr},
+    {"Softsign", Activation::softsign(), nullptr, nullptr},
+    {"ThresholdedRelu", Activation::thresholded_relu(), "alpha", nullptr},
+    {"Clip", Activation::clip(), nullptr, nullptr},
 };
 
 const ActSpec* find_spec(const std::string& op) {
@@ -61,28 +65,19 @@ bool is_activation_op(const std::string& op_type) { return find_spec(op_type) !=
 Activation read_activation(const onnx::NodeProto& node, int version, const std::vector<const Tensor*>& inputs) {
   const ActSpec* spec = find_spec(node.op_type());
   if (!spec) fail(ErrorKind::unsupported, "op '{}' is not an activation", node.op_type());
-  Activation a;
-  a.kind = spec->kind;
-  if (a.kind == ActKind::clip) {
-    const double inf = std::numeric_limits<double>::infinity();
+  Activation a = spec->defaults;
+  if (a.kind == ActivationKind::Clip) {
     if (version < 11) {
-      a.alpha = attr_float(node, "min", -std::numeric_limits<float>::max());
+      a.alpha = attr_float(node, "min", std::numeric_limits<float>::lowest());
       a.beta = attr_float(node, "max", std::numeric_limits<float>::max());
     } else {
-      a.alpha = scalar_input(inputs.size() > 1 ? inputs[1] : nullptr, "min", -inf);
-      a.beta = scalar_input(inputs.size() > 2 ? inputs[2] : nullptr, "max", inf);
+      a.alpha = scalar_input(inputs.size() > 1 ? inputs[1] : nullptr, "min", a.alpha);
+      a.beta = scalar_input(inputs.size() > 2 ? inputs[2] : nullptr, "max", a.beta);
     }
     return a;
   }
-  // Attributes are floats; double(float) keeps the value the node holds.
-  a.alpha = find_attr(node, "alpha") ? attr_float(node, "alpha", 0) : spec->alpha;
-  if (a.kind == ActKind::selu) {
-    a.gamma = find_attr(node, "gamma") ? attr_float(node, "gamma", 0) : spec->beta;
-    if (!find_attr(node, "alpha")) a.alpha = static_cast<float>(spec->alpha);
-    if (!find_attr(node, "gamma")) a.gamma = static_cast<float>(spec->beta);
-  } else {
-    a.beta = find_attr(node, "beta") ? attr_float(node, "beta", 0) : spec->beta;
-  }
+  if (spec->alpha_attr) a.alpha = attr_float(node, spec->alpha_attr, static_cast<float>(a.alpha));
+  if (spec->beta_attr) a.beta = attr_float(node, spec->beta_attr, static_cast<float>(a.beta));
   return a;
 }
 
@@ -96,13 +91,8 @@ Tensors op_activation(const OpContext& ctx) {
     out[0] = Tensor::from_f64(x.dtype, x.dims, v);
     return out;
   }
-  with_float_type(x.dtype, "X", [&](auto tag) {
-    using T = decltype(tag);
-    std::vector<T> v = load_values<T>(x);
-    for (T& e : v) e = apply(act, e);
-    out[0] = make_tensor(x.dtype, x.dims, v);
-    return 0;
-  });
+  out[0] = x;
+  activation_in_place(x.dtype, out[0].bytes.data(), static_cast<size_t>(x.numel()), act);
   return out;
 }
 

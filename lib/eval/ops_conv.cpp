@@ -225,8 +225,11 @@ Tensors op_conv_transpose(const OpContext& ctx) {
     const int64_t full = g.stride[d] * (g.in[d] - 1) + a.out_pad[d - lead] + (g.kernel[d] - 1) * g.dil[d] + 1;
     if (shape || same) {
       g.out[d] = shape ? (*shape)[d - lead] : g.in[d] * g.stride[d];
+      // May be negative (output_shape larger than the full output): floor
+      // division then puts the extra rows at the end, as ONNX does.
       const int64_t total = full - g.out[d];
-      g.pad[d] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      g.pad[d] = a.auto_pad == "SAME_UPPER" ? half : total - half;
     } else {
       g.out[d] = full - a.pad_begin[d - lead] - a.pad_end[d - lead];
     }

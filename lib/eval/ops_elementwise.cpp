@@ -1,79 +1,24 @@
 // Elementwise arithmetic: Add, Sub, Mul, Div (numpy broadcasting; before
 // version 7 the `broadcast` and `axis` attributes: broadcast = 0 needs equal
 // shapes, broadcast = 1 aligns B at `axis`, or at the end without it),
-// Sqrt, Reciprocal, and Cast.
+// Sqrt, Reciprocal, Cast and CastLike (Cast to the type of input 2).
 //
 // Floating types compute in float (double for double) and round once;
 // integer types compute in their own type (wrapping, as numpy does;
 // integer division by zero is an error).
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "eval/attrs.h"
 #include "eval/numeric.h"
 #include "eval/op.h"
 #include "eval/ops.h"
+#include "eval/ops_broadcast.h"
 
 namespace bnorm::eval {
 
 namespace {
-
-// out = f(a, b) over the broadcast shape; innermost dimension as a plain loop.
-template <typename T, typename F>
-void broadcast_apply(const T* a, const std::vector<int64_t>& da, const T* b, const std::vector<int64_t>& db,
-                     T* out, const std::vector<int64_t>& dout, F f) {
-  const int64_t total = product(dout);
-  if (total == 0) return;
-  if (da == dout && db == dout) {
-    for (int64_t i = 0; i < total; ++i) out[i] = f(a[i], b[i]);
-    return;
-  }
-  const size_t rank = dout.size();
-  if (rank == 0) {
-    out[0] = f(a[0], b[0]);
-    return;
-  }
-  const std::vector<int64_t> sa = broadcast_strides(da, dout), sb = broadcast_strides(db, dout);
-  const int64_t inner = dout[rank - 1], ia = sa[rank - 1], ib = sb[rank - 1];
-  std::vector<int64_t> idx(rank, 0);
-  int64_t oa = 0, ob = 0;
-  for (int64_t o = 0; o < total; o += inner) {
-    for (int64_t k = 0; k < inner; ++k) out[o + k] = f(a[oa + k * ia], b[ob + k * ib]);
-    // Advance the index over the outer dimensions.
-    for (size_t d = rank - 1; d-- > 0;) {
-      ++idx[d];
-      oa += sa[d];
-      ob += sb[d];
-      if (idx[d] < dout[d]) break;
-      oa -= sa[d] * idx[d];
-      ob -= sb[d] * idx[d];
-      idx[d] = 0;
-    }
-  }
-}
-
-// B's shape as seen by a version < 7 node.
-std::vector<int64_t> legacy_b_dims(const OpContext& ctx, const Tensor& a, const Tensor& b) {
-  if (ctx.version >= 7) return b.dims;
-  if (attr_int(*ctx.node, "broadcast", 0) == 0) {
-    if (a.dims != b.dims) {
-      fail(ErrorKind::input, "inputs have shapes {} and {}, which must be equal without 'broadcast'",
-           shape_str(a.dims), shape_str(b.dims));
-    }
-    return b.dims;
-  }
-  if (!find_attr(*ctx.node, "axis")) return b.dims;
-  const auto rank = static_cast<int64_t>(a.dims.size());
-  const int64_t axis = normalize_axis(attr_int(*ctx.node, "axis", 0), rank);
-  if (axis + static_cast<int64_t>(b.dims.size()) > rank) {
-    fail(ErrorKind::input, "B of shape {} does not fit A of shape {} at axis {}", shape_str(b.dims),
-         shape_str(a.dims), axis);
-  }
-  std::vector<int64_t> dims(static_cast<size_t>(axis), 1);
-  dims.insert(dims.end(), b.dims.begin(), b.dims.end());
-  dims.resize(a.dims.size(), 1);
-  return dims;
-}
 
 enum class Arith { add, sub, mul, div };
 
@@ -177,12 +122,22 @@ I to_integer(long double v) {
   return static_cast<I>(std::trunc(std::min(std::max(v, lo), hi)));
 }
 
+// Cast to bfloat16 keeps the upper 16 bits of the float (truncation), as
+// ONNX 1.12's reference and conformance data do (docs/semantics.md).
+// Normalization outputs, by contrast, round to nearest even.
+kernels::bf16 cast_to_bf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if (std::isnan(f)) return {static_cast<uint16_t>((bits >> 16) | 0x0040u)};
+  return {static_cast<uint16_t>(bits >> 16)};
+}
+
 void store_exact(Tensor& t, int64_t i, long double v) {
   switch (t.dtype) {
     case DType::float32: t.data<float>()[i] = static_cast<float>(v); break;
     case DType::float64: t.data<double>()[i] = static_cast<double>(v); break;
     case DType::float16: t.data<kernels::f16>()[i] = kernels::f64_to_f16(static_cast<double>(v)); break;
-    case DType::bfloat16: t.data<kernels::bf16>()[i] = kernels::f64_to_bf16(static_cast<double>(v)); break;
+    case DType::bfloat16: t.data<kernels::bf16>()[i] = cast_to_bf16(static_cast<float>(v)); break;
     case DType::int8: t.data<int8_t>()[i] = to_integer<int8_t>(v); break;
     case DType::uint8: t.data<uint8_t>()[i] = to_integer<uint8_t>(v); break;
     case DType::int16: t.data<int16_t>()[i] = to_integer<int16_t>(v); break;
@@ -194,6 +149,14 @@ void store_exact(Tensor& t, int64_t i, long double v) {
     case DType::boolean: t.data<uint8_t>()[i] = v != 0; break;
     default: fail(ErrorKind::unsupported, "Cast to {} is not supported", dtype_name(t.dtype));
   }
+}
+
+Tensor cast_to(const Tensor& x, DType t) {
+  if (dtype_size(t) == 0) fail(ErrorKind::unsupported, "Cast to {} is not supported", dtype_name(t));
+  Tensor out(t, x.dims);
+  const int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i) store_exact(out, i, load_exact(x, i));
+  return out;
 }
 
 }  // namespace
@@ -224,12 +187,11 @@ Tensors op_cast(const OpContext& ctx) {
   } else {
     t = static_cast<DType>(attr_int(*ctx.node, "to", 0));
   }
-  if (dtype_size(t) == 0) fail(ErrorKind::unsupported, "Cast to {} is not supported", dtype_name(t));
-  Tensors out(1);
-  out[0] = Tensor(t, x.dims);
-  const int64_t n = x.numel();
-  for (int64_t i = 0; i < n; ++i) store_exact(out[0], i, load_exact(x, i));
-  return out;
+  return {cast_to(x, t)};
+}
+
+Tensors op_cast_like(const OpContext& ctx) {
+  return {cast_to(ctx.required(0, "input"), ctx.required(1, "target_type").dtype)};
 }
 
 }  // namespace bnorm::eval

@@ -61,39 +61,35 @@ void check_param(const Tensor& p, const char* what, const std::vector<int64_t>& 
   fail(ErrorKind::input, "input '{}' has shape {}, expected {}", what, shape_str(p.dims), shape_str(expected));
 }
 
-template <typename P>
-Tensor running_update(const Tensor& input, const std::vector<P>& batch, double momentum) {
-  std::vector<double> v = input.to_f64();
-  for (size_t i = 0; i < v.size(); ++i) v[i] = v[i] * momentum + static_cast<double>(batch[i]) * (1.0 - momentum);
-  return Tensor::from_f64(input.dtype, input.dims, v);
-}
-
-template <typename P>
-Tensor stats_tensor(const Tensor& like, const std::vector<P>& values) {
-  std::vector<double> v(values.begin(), values.end());
-  return Tensor::from_f64(like.dtype, like.dims, v);
+// A statistics output: `values` (double) rounded once to the type of `like`.
+Tensor stats_tensor(const Tensor& like, const std::vector<double>& values) {
+  return Tensor::from_f64(like.dtype, like.dims, values);
 }
 
 template <typename P>
 Tensors batch_norm(const OpContext& ctx, const NormNode& nn, const Tensor& x, const Layout& lay) {
   const Tensor* in[4] = {&ctx.required(1, "scale"), &ctx.required(2, "B"), &ctx.required(3, "input_mean"),
                          &ctx.required(4, "input_var")};
-  std::vector<P> scale = load_values<P>(*in[0]), bias = load_values<P>(*in[1]);
-  std::vector<P> mean = load_values<P>(*in[2]), var = load_values<P>(*in[3]);
+  const std::vector<P> scale = load_values<P>(*in[0]), bias = load_values<P>(*in[1]);
   Tensors out(static_cast<size_t>(ctx.output_count()));
   out[0] = Tensor(x.dtype, x.dims);
   const auto eps = static_cast<P>(nn.epsilon);
   if (!nn.training) {
+    const std::vector<P> mean = load_values<P>(*in[2]), var = load_values<P>(*in[3]);
     bn_inference<P>(x.dtype, x.bytes.data(), out[0].bytes.data(), lay.shape,
                     {scale.data(), bias.data(), mean.data(), var.data(), eps}, ctx.fused);
     return out;
   }
-  std::vector<P> bmean(lay.shape.c), bvar(lay.shape.c);
-  channel_statistics<P>(x.dtype, x.bytes.data(), lay.shape, bmean.data(), bvar.data());
-  bn_inference<P>(x.dtype, x.bytes.data(), out[0].bytes.data(), lay.shape,
-                  {scale.data(), bias.data(), bmean.data(), bvar.data(), eps}, ctx.fused);
-  if (ctx.wants(1)) out[1] = running_update(*in[2], bmean, nn.momentum);
-  if (ctx.wants(2)) out[2] = running_update(*in[3], bvar, nn.momentum);
+  std::vector<double> bmean(lay.shape.c), bvar(lay.shape.c);
+  bn_training<P>(x.dtype, x.bytes.data(), out[0].bytes.data(), lay.shape, {scale.data(), bias.data(), eps},
+                 bmean.data(), bvar.data(), ctx.fused);
+  for (int k = 1; k <= 2; ++k) {
+    if (!ctx.wants(k)) continue;
+    const Tensor& input = *in[k + 1];
+    std::vector<double> running = input.to_f64();
+    running_update(running.data(), (k == 1 ? bmean : bvar).data(), running.data(), running.size(), nn.momentum);
+    out[k] = stats_tensor(input, running);
+  }
   if (nn.version < 14) {
     if (ctx.wants(3)) out[3] = stats_tensor(*in[2], bmean);
     if (ctx.wants(4)) out[4] = stats_tensor(*in[3], bvar);

@@ -132,14 +132,22 @@ Tensors run_pool(const OpContext& ctx, PoolKind kind) {
   Tensors out(static_cast<size_t>(std::max(1, ctx.output_count())));
   std::vector<int64_t> indices(static_cast<size_t>(product(dims)));
   const bool want_indices = kind == PoolKind::max && ctx.wants(1);
-  with_float_type(x.dtype, "input 'X'", [&](auto tag) {
-    using T = decltype(tag);
-    const std::vector<T> vx = load_values<T>(x);
-    std::vector<T> y(static_cast<size_t>(product(dims)));
-    pool(vx, x.dims[0] * x.dims[1], g, kind, include_pad, y, want_indices ? &indices : nullptr, col_major);
-    out[0] = make_tensor(x.dtype, dims, y);
-    return 0;
-  });
+  if (!is_floating(x.dtype)) {
+    // Integer MaxPool (8-bit types, 12+): exact in double.
+    if (kind != PoolKind::max) fail(ErrorKind::unsupported, "AveragePool of {} is not supported", dtype_name(x.dtype));
+    std::vector<double> y(static_cast<size_t>(product(dims)));
+    pool(x.to_f64(), x.dims[0] * x.dims[1], g, kind, include_pad, y, want_indices ? &indices : nullptr, col_major);
+    out[0] = Tensor::from_f64(x.dtype, dims, y);
+  } else {
+    with_float_type(x.dtype, "input 'X'", [&](auto tag) {
+      using T = decltype(tag);
+      const std::vector<T> vx = load_values<T>(x);
+      std::vector<T> y(static_cast<size_t>(product(dims)));
+      pool(vx, x.dims[0] * x.dims[1], g, kind, include_pad, y, want_indices ? &indices : nullptr, col_major);
+      out[0] = make_tensor(x.dtype, dims, y);
+      return 0;
+    });
+  }
   if (want_indices) {
     out[1] = Tensor(DType::int64, dims);
     std::copy(indices.begin(), indices.end(), out[1].data<int64_t>());

@@ -1,11 +1,16 @@
-// Reductions along axes: ReduceMean and Softmax.
+// Reductions along axes: ReduceSum, ReduceMean, ReduceMax, ReduceMin,
+// ReduceProd, ReduceSumSquare, ReduceL1, ReduceL2, ReduceLogSum,
+// ReduceLogSumExp; Softmax and LogSoftmax.
 //
-//   ReduceMean  axes from the attribute (< 18) or the optional input (18+);
-//               no axes: every axis (unless noop_with_empty_axes = 1, 18+);
-//               keepdims default 1. Sums accumulate in double.
+//   Reduce*     axes from the attribute, or from the optional input from
+//               13 (ReduceSum) or 18 (the others); no axes: every axis
+//               (unless noop_with_empty_axes = 1, with the input form);
+//               keepdims default 1. Accumulates in double, rounds once.
 //   Softmax     before 13: the input as a matrix [prod(dims[:axis]),
-//               prod(dims[axis:])] (axis default 1), softmax per row;
-//               13+: along `axis` (default -1). exp(x - max) / sum.
+//   LogSoftmax  prod(dims[axis:])] (axis default 1), per row; 13+: along
+//               `axis` (default -1). exp(x - max) / sum, or
+//               x - max - log(sum).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,53 +18,75 @@
 #include "eval/numeric.h"
 #include "eval/op.h"
 #include "eval/ops.h"
+#include "eval/ops_broadcast.h"
 
 namespace bnorm::eval {
 
-Tensors op_reduce_mean(const OpContext& ctx) {
+namespace {
+
+enum class Reduce { sum, mean, max, min, prod, sum_square, l1, l2, log_sum, log_sum_exp };
+
+// Accumulates in double; integers must stay within 2^53 to be exact.
+Tensors reduce(const OpContext& ctx, Reduce kind, int axes_input_from) {
   const Tensor& x = ctx.required(0, "data");
   const auto rank = static_cast<int64_t>(x.dims.size());
   std::optional<std::vector<int64_t>> axes;
-  if (ctx.version < 18) {
+  if (ctx.version < axes_input_from) {
     axes = attr_ints(*ctx.node, "axes");
   } else if (const Tensor* t = ctx.input(1)) {
     axes = read_ints(*t, "axes");
   }
   const bool keep = attr_int(*ctx.node, "keepdims", 1) != 0;
-  if ((!axes || axes->empty()) && ctx.version >= 18 && attr_int(*ctx.node, "noop_with_empty_axes", 0) != 0) {
+  const bool none = !axes || axes->empty();
+  if (none && ctx.version >= axes_input_from && attr_int(*ctx.node, "noop_with_empty_axes", 0) != 0) {
     return {x};
   }
-  std::vector<bool> reduce(static_cast<size_t>(rank), !axes || axes->empty());
+  std::vector<bool> reduced(static_cast<size_t>(rank), none);
   if (axes) {
-    for (int64_t a : *axes) reduce[normalize_axis(a, rank)] = true;
+    for (int64_t a : *axes) reduced[normalize_axis(a, rank)] = true;
   }
   std::vector<int64_t> kept_dims, out_dims;
   for (int64_t d = 0; d < rank; ++d) {
-    kept_dims.push_back(reduce[d] ? 1 : x.dims[d]);
-    if (!reduce[d] || keep) out_dims.push_back(kept_dims.back());
+    kept_dims.push_back(reduced[d] ? 1 : x.dims[d]);
+    if (!reduced[d] || keep) out_dims.push_back(kept_dims.back());
   }
+  const double init = kind == Reduce::max   ? -std::numeric_limits<double>::infinity()
+                      : kind == Reduce::min ? std::numeric_limits<double>::infinity()
+                      : kind == Reduce::prod ? 1.0
+                                             : 0.0;
+  const std::vector<double> v = load_values<double>(x);
+  std::vector<double> acc(static_cast<size_t>(product(kept_dims)), init);
   // Each input element adds into the output element it reduces to.
-  const std::vector<int64_t> st = broadcast_strides(kept_dims, x.dims);
-  const int64_t total = x.numel(), outs = product(kept_dims);
-  const std::vector<double> v = x.to_f64();
-  std::vector<double> sum(static_cast<size_t>(outs), 0.0);
-  std::vector<int64_t> idx(static_cast<size_t>(rank), 0);
-  int64_t o = 0;
-  for (int64_t i = 0; i < total; ++i) {
-    sum[o] += v[i];
-    for (int64_t d = rank; d-- > 0;) {
-      o += st[d];
-      if (++idx[d] < x.dims[d]) break;
-      o -= st[d] * idx[d];
-      idx[d] = 0;
+  const std::vector<int64_t> to = broadcast_offsets(kept_dims, x.dims);
+  for (size_t i = 0; i < v.size(); ++i) {
+    double& a = acc[to[i]];
+    const double e = v[i];
+    switch (kind) {
+      case Reduce::max: a = std::isnan(e) || e > a ? e : a; break;
+      case Reduce::min: a = std::isnan(e) || e < a ? e : a; break;
+      case Reduce::prod: a *= e; break;
+      case Reduce::sum_square:
+      case Reduce::l2: a += e * e; break;
+      case Reduce::l1: a += std::abs(e); break;
+      case Reduce::log_sum_exp: a += std::exp(e); break;
+      default: a += e;
     }
   }
-  const double count = outs ? static_cast<double>(total) / static_cast<double>(outs) : 0.0;
-  for (double& s : sum) s /= count;
-  return {Tensor::from_f64(x.dtype, out_dims, sum)};
+  const double count = acc.empty() ? 0.0 : static_cast<double>(v.size()) / static_cast<double>(acc.size());
+  for (double& a : acc) {
+    switch (kind) {
+      case Reduce::mean: a /= count; break;
+      case Reduce::l2: a = std::sqrt(a); break;
+      case Reduce::log_sum:
+      case Reduce::log_sum_exp: a = std::log(a); break;
+      default: break;
+    }
+  }
+  return {make_any(x.dtype, out_dims, acc)};
 }
 
-Tensors op_softmax(const OpContext& ctx) {
+// Softmax, or LogSoftmax when `log`.
+Tensors softmax(const OpContext& ctx, bool log) {
   const Tensor& x = ctx.required(0, "input");
   const auto rank = static_cast<int64_t>(x.dims.size());
   const bool legacy = ctx.version < 13;
@@ -77,16 +104,34 @@ Tensors op_softmax(const OpContext& ctx) {
         T mx = -std::numeric_limits<T>::infinity();
         for (int64_t k = 0; k < len; ++k) mx = std::max(mx, p[k * inner]);
         T sum = 0;
-        for (int64_t k = 0; k < len; ++k) {
-          p[k * inner] = std::exp(p[k * inner] - mx);
-          sum += p[k * inner];
+        for (int64_t k = 0; k < len; ++k) sum += std::exp(p[k * inner] - mx);
+        if (log) {
+          const T shift = mx + std::log(sum);
+          for (int64_t k = 0; k < len; ++k) p[k * inner] -= shift;
+        } else {
+          for (int64_t k = 0; k < len; ++k) p[k * inner] = std::exp(p[k * inner] - mx) / sum;
         }
-        for (int64_t k = 0; k < len; ++k) p[k * inner] /= sum;
       }
     out[0] = make_tensor(x.dtype, x.dims, v);
     return 0;
   });
   return out;
 }
+
+}  // namespace
+
+Tensors op_reduce_sum(const OpContext& ctx) { return reduce(ctx, Reduce::sum, 13); }
+Tensors op_reduce_mean(const OpContext& ctx) { return reduce(ctx, Reduce::mean, 18); }
+Tensors op_reduce_max(const OpContext& ctx) { return reduce(ctx, Reduce::max, 18); }
+Tensors op_reduce_min(const OpContext& ctx) { return reduce(ctx, Reduce::min, 18); }
+Tensors op_reduce_prod(const OpContext& ctx) { return reduce(ctx, Reduce::prod, 18); }
+Tensors op_reduce_sum_square(const OpContext& ctx) { return reduce(ctx, Reduce::sum_square, 18); }
+Tensors op_reduce_l1(const OpContext& ctx) { return reduce(ctx, Reduce::l1, 18); }
+Tensors op_reduce_l2(const OpContext& ctx) { return reduce(ctx, Reduce::l2, 18); }
+Tensors op_reduce_log_sum(const OpContext& ctx) { return reduce(ctx, Reduce::log_sum, 18); }
+Tensors op_reduce_log_sum_exp(const OpContext& ctx) { return reduce(ctx, Reduce::log_sum_exp, 18); }
+
+Tensors op_softmax(const OpContext& ctx) { return softmax(ctx, false); }
+Tensors op_log_softmax(const OpContext& ctx) { return softmax(ctx, true); }
 
 }  // namespace bnorm::eval

@@ -1,5 +1,6 @@
 // Ops that move or name data without arithmetic: Reshape, Flatten,
-// Squeeze, Unsqueeze, Transpose, Identity, Constant, Dropout, If.
+// Squeeze, Unsqueeze, Transpose, Identity, Constant, Dropout, If, Shape,
+// ConstantOfShape.
 //
 // Contract per op (versions in parentheses where they differ):
 //   Reshape    shape from the `shape` attribute (1..4) or input (5+); 0 copies
@@ -10,6 +11,10 @@
 //   Dropout    inference: identity, mask all true (bool from 10, T before).
 //              Training with a non-zero ratio is random: unsupported.
 //   If         runs then_branch or else_branch; branches see outer values.
+//   Shape      the dims as int64; from 15 dims[start:end], negative start and
+//              end counting from the end, both clamped to [0, rank].
+//   ConstantOfShape  dims from the int64 input, every element the one-value
+//              tensor attribute `value` (default float 0).
 #include <algorithm>
 #include <cstring>
 
@@ -224,6 +229,37 @@ Tensors op_if(const OpContext& ctx) {
   if (static_cast<int>(out.size()) < ctx.output_count()) {
     fail(ErrorKind::input, "the {} branch has {} outputs, the node {}", take ? "then" : "else", out.size(), ctx.output_count());
   }
+  return out;
+}
+
+Tensors op_shape(const OpContext& ctx) {
+  const Tensor& x = ctx.required(0, "data");
+  const auto rank = static_cast<int64_t>(x.dims.size());
+  int64_t start = 0, end = rank;
+  if (ctx.version >= 15) {
+    start = attr_int(*ctx.node, "start", 0);
+    end = attr_int(*ctx.node, "end", rank);
+    if (start < 0) start += rank;
+    if (end < 0) end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, 0, rank);
+  }
+  const int64_t n = std::max<int64_t>(end - start, 0);
+  Tensors out(1);
+  out[0] = Tensor(DType::int64, {n});
+  for (int64_t i = 0; i < n; ++i) out[0].data<int64_t>()[i] = x.dims[start + i];
+  return out;
+}
+
+Tensors op_constant_of_shape(const OpContext& ctx) {
+  const std::vector<int64_t> dims = read_ints(ctx.required(0, "input"), "input");
+  Tensor value = Tensor(DType::float32, {1});
+  if (const auto* a = find_attr(*ctx.node, "value")) value = decode_tensor(a->t(), ctx.model_dir);
+  if (value.numel() != 1) fail(ErrorKind::input, "attribute 'value' must hold one element, has {}", value.numel());
+  Tensors out(1);
+  out[0] = Tensor(value.dtype, dims);
+  const size_t es = dtype_size(value.dtype);
+  for (int64_t i = 0; i < out[0].numel(); ++i) std::memcpy(out[0].bytes.data() + i * es, value.bytes.data(), es);
   return out;
 }
 

@@ -134,7 +134,7 @@ inline V fill(S s) noexcept {
 }
 
 template <class V, class S>
-inline V clamp01(V v) noexcept {
+inline V clamp01(const V& v) noexcept {
   const V zero = fill<V>(S(0));
   const V one = fill<V>(S(1));
   return v < zero ? zero : (v > one ? one : v);
@@ -145,7 +145,7 @@ inline V clamp01(V v) noexcept {
 // Activation K of x (S = float or double; V = S, or a vector of S for the
 // kinds where activation_is_vectorized(K)); alpha and beta as in Activation.
 template <ActivationKind K, class V, class S>
-inline V activate(V x, S alpha, S beta) noexcept {
+inline V activate(const V& x, S alpha, S beta) noexcept {
   using activation_detail::clamp01;
   using activation_detail::fill;
   const V zero = fill<V>(S(0));

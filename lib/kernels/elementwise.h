@@ -8,6 +8,8 @@
 // lanes count, so every element goes through the same vector code (results
 // do not depend on where a span starts or ends). With `stream`, stores are
 // non-temporal after a few plain ones that align y. y == x is allowed.
+// Reencoded: y has x's 16-bit type, so NaN payloads of f16 input need not
+// survive the decoding (load_quieted).
 //
 // Plus the helpers around it: activation on a vector, a switch from the
 // run-time activation kind to a compile-time tag, and the OpenMP task loop.
@@ -31,18 +33,27 @@ constexpr size_t kSegmentElements = size_t{1} << 14;
 template <class I, class T>
 using VecOf = decltype(I::load(static_cast<const T*>(nullptr)));
 
-template <class I, class Tin, class Tout, class Op>
+template <class I, bool Reencoded, class T>
+inline VecOf<I, T> load_input(const T* p) noexcept {
+  if constexpr (Reencoded && std::is_same_v<T, f16>) {
+    return I::load_quieted(p);
+  } else {
+    return I::load(p);
+  }
+}
+
+template <class I, bool Reencoded, class Tin, class Tout, class Op>
 inline void map_partial(const Tin* x, Tout* y, size_t i, size_t count, const Op& op) noexcept {
   using V = VecOf<I, Tin>;
   constexpr size_t W = simd::lanes<V>();
   Tin in[W] = {};
   Tout out[W];
   std::copy(x + i, x + i + count, in);
-  I::store(out, op(I::load(in), i, count));
+  I::store(out, op(load_input<I, Reencoded>(in), i, count));
   std::copy(out, out + count, y + i);
 }
 
-template <class I, class Tin, class Tout, class Op>
+template <class I, bool Reencoded = false, class Tin, class Tout, class Op>
 inline void map_span(const Tin* x, Tout* y, size_t n, bool stream, const Op& op) noexcept {
   using V = VecOf<I, Tin>;
   constexpr size_t W = simd::lanes<V>();
@@ -52,27 +63,51 @@ inline void map_span(const Tin* x, Tout* y, size_t n, bool stream, const Op& op)
     stream = head != SIZE_MAX;
     if (stream && head > 0) {
       i = std::min(head, n);
-      map_partial<I>(x, y, 0, i, op);
+      map_partial<I, Reencoded>(x, y, 0, i, op);
     }
   }
+  // Four vectors per iteration: all loads before the stores, which keeps
+  // more memory accesses in flight (and keeps in place use correct).
   if (stream) {
-    for (; i + W <= n; i += W) I::stream(y + i, op(I::load(x + i), i, W));
+    for (; i + 4 * W <= n; i += 4 * W) {
+      const V v0 = load_input<I, Reencoded>(x + i);
+      const V v1 = load_input<I, Reencoded>(x + i + W);
+      const V v2 = load_input<I, Reencoded>(x + i + 2 * W);
+      const V v3 = load_input<I, Reencoded>(x + i + 3 * W);
+      I::stream(y + i, op(v0, i, W));
+      I::stream(y + i + W, op(v1, i + W, W));
+      I::stream(y + i + 2 * W, op(v2, i + 2 * W, W));
+      I::stream(y + i + 3 * W, op(v3, i + 3 * W, W));
+    }
+    for (; i + W <= n; i += W) I::stream(y + i, op(load_input<I, Reencoded>(x + i), i, W));
   } else {
-    for (; i + W <= n; i += W) I::store(y + i, op(I::load(x + i), i, W));
+    for (; i + 4 * W <= n; i += 4 * W) {
+      const V v0 = load_input<I, Reencoded>(x + i);
+      const V v1 = load_input<I, Reencoded>(x + i + W);
+      const V v2 = load_input<I, Reencoded>(x + i + 2 * W);
+      const V v3 = load_input<I, Reencoded>(x + i + 3 * W);
+      I::store(y + i, op(v0, i, W));
+      I::store(y + i + W, op(v1, i + W, W));
+      I::store(y + i + 2 * W, op(v2, i + 2 * W, W));
+      I::store(y + i + 3 * W, op(v3, i + 3 * W, W));
+    }
+    for (; i + W <= n; i += W) I::store(y + i, op(load_input<I, Reencoded>(x + i), i, W));
   }
-  if (i < n) map_partial<I>(x, y, i, n - i, op);
+  if (i < n) map_partial<I, Reencoded>(x, y, i, n - i, op);
   if (stream) _mm_sfence();
 }
 
 // p[i..i+W) as a vector; lanes past `count` are 0.
 template <class I, class C>
-inline auto load_lanes(const C* p, size_t i, size_t count) noexcept {
-  using V = VecOf<I, C>;
-  constexpr size_t W = simd::lanes<V>();
-  if (count == W) return I::load(p + i);
+inline VecOf<I, C> load_lanes(const C* p, size_t i, size_t count) noexcept {
+  constexpr size_t W = simd::lanes<VecOf<I, C>>();
   C tmp[W] = {};
-  std::copy(p + i, p + i + count, tmp);
-  return I::load(tmp);
+  const C* src = p + i;
+  if (count != W) {
+    std::copy(src, src + count, tmp);
+    src = tmp;
+  }
+  return I::load(src);
 }
 
 template <ActivationKind K>
@@ -83,14 +118,15 @@ struct KindTag {
 struct PerLaneTag {};
 
 template <ActivationKind K, class V, class S>
-inline V activate_vector(KindTag<K>, ActivationKind, V v, S alpha, S beta) noexcept {
+inline V activate_vector(KindTag<K>, ActivationKind, const V& v, S alpha, S beta) noexcept {
   return activate<K>(v, alpha, beta);
 }
 
 template <class V, class S>
-inline V activate_vector(PerLaneTag, ActivationKind kind, V v, S alpha, S beta) noexcept {
-  for (size_t k = 0; k < simd::lanes<V>(); ++k) v[k] = apply_activation(kind, S(v[k]), alpha, beta);
-  return v;
+inline V activate_vector(PerLaneTag, ActivationKind kind, const V& v, S alpha, S beta) noexcept {
+  V r = v;
+  for (size_t k = 0; k < simd::lanes<V>(); ++k) r[k] = apply_activation(kind, S(v[k]), alpha, beta);
+  return r;
 }
 
 // fn(tag) with the tag of `kind`: one instantiation per vectorized kind,

@@ -1,4 +1,4 @@
-// CPU detection for the kernels' run-time dispatch (see isa.h).
+// CPU detection and the process-wide settings of the kernels (see isa.h).
 #include "kernels/isa.h"
 
 #include <unistd.h>
@@ -23,6 +23,17 @@ Isa detect() noexcept {
 std::atomic<int>& active_level() noexcept {
   static std::atomic<int> level{static_cast<int>(detected_isa())};
   return level;
+}
+
+size_t default_streaming_threshold() noexcept {
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) return size_t{16} << 20;
+  return std::max(static_cast<size_t>(llc) / 8 * 3, size_t{4} << 20);
+}
+
+std::atomic<size_t>& streaming_threshold() noexcept {
+  static std::atomic<size_t> threshold{default_streaming_threshold()};
+  return threshold;
 }
 
 }  // namespace
@@ -52,12 +63,12 @@ const char* isa_name(Isa isa) noexcept {
 }
 
 size_t streaming_threshold_bytes() noexcept {
-  static const size_t threshold = [] {
-    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) return size_t{16} << 20;
-    return std::max(static_cast<size_t>(llc) / 8 * 3, size_t{4} << 20);
-  }();
-  return threshold;
+  return streaming_threshold().load(std::memory_order_relaxed);
+}
+
+void set_streaming_threshold_bytes(size_t bytes) noexcept {
+  streaming_threshold().store(bytes == 0 ? default_streaming_threshold() : bytes,
+                              std::memory_order_relaxed);
 }
 
 }  // namespace bnorm::kernels

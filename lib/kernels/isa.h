@@ -37,4 +37,8 @@ const char* isa_name(Isa isa) noexcept;
 // unknown: beyond it the output would not stay in cache anyway.
 size_t streaming_threshold_bytes() noexcept;
 
+// Overrides the threshold (0 restores the default); for tests and
+// benchmarks, like set_active_isa().
+void set_streaming_threshold_bytes(size_t bytes) noexcept;
+
 }  // namespace bnorm::kernels

@@ -15,13 +15,22 @@
 //
 // 16-bit conversions agree bit for bit with half.h. F16C rounds to nearest
 // even like f32_to_f16; NaN lanes are then replaced by half.h's quiet NaN
-// 0x7E00 (sign and payload dropped). F16C decoding quiets signalling NaNs,
-// while f16_to_f32 keeps the bits, so lanes with exponent 31 are rebuilt
-// from their bits. bf16 uses integer rounding (ties to even) at every level.
+// 0x7E00 (sign and payload dropped). F16C decoding sets the quiet bit of
+// signalling NaNs, while f16_to_f32 keeps the bits, so that bit is cleared
+// again in lanes whose input had it clear (load_quieted skips that, for
+// data that is encoded again, where every NaN becomes 0x7E00 anyway).
+// bf16 rounds with integer
+// operations (ties to even) at every level. Generic does everything with
+// integer and exact float operations (no F16C).
 //
 // Kernel translation units also turn FMA contraction off: x * a + b is a
 // multiply and an add at every level, as in the scalar formula.
 #pragma once
+
+// GCC 12's AVX-512 intrinsics start from an "undefined" vector that
+// -W(maybe-)uninitialized reports once inlined (GCC bug 105593).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #include <immintrin.h>
 
@@ -83,16 +92,17 @@ inline V load_bits(const T* p) noexcept {
 }
 
 template <class T, class V>
-inline void store_bits(T* p, V v) noexcept {
+inline void store_bits(T* p, const V& v) noexcept {
   std::memcpy(p, &v, sizeof v);
 }
 
-// ---- 16-bit encodings, portable (integer and exact float operations) ----
+// The Generic level's 16-bit conversions, with integer and exact float
+// operations only.
 
 // f16 -> f32 as f16_to_f32: subnormals as man * 2^-24 (exact, no denormal
 // float involved), exponent 31 keeps sign and payload.
 template <class F, class I32, class U32, class U16>
-inline F f16_decode_portable(U16 h16) noexcept {
+inline F f16_decode_portable(const U16& h16) noexcept {
   const U32 h = __builtin_convertvector(h16, U32);
   const U32 sign = (h & 0x8000u) << 16;
   const U32 exp = h & 0x7C00u;
@@ -109,7 +119,7 @@ inline F f16_decode_portable(U16 h16) noexcept {
 // NaN to 0x7E00. Subnormal results come from adding 0.5f, whose ulp is the
 // f16 subnormal step 2^-24 (the float adder does the rounding).
 template <class U16, class U32, class F>
-inline U16 f16_encode_portable(F v) noexcept {
+inline U16 f16_encode_portable(const F& v) noexcept {
   const U32 b = (U32)v;
   const U32 sign = (b >> 16) & 0x8000u;
   const U32 a = b & 0x7FFFFFFFu;
@@ -124,36 +134,18 @@ inline U16 f16_encode_portable(F v) noexcept {
 }
 
 template <class F, class U32, class U16>
-inline F bf16_decode(U16 h16) noexcept {
+inline F bf16_decode(const U16& h16) noexcept {
   const U32 bits = __builtin_convertvector(h16, U32) << 16;
   return (F)bits;
 }
 
 template <class U16, class U32, class F>
-inline U16 bf16_encode(F v) noexcept {
+inline U16 bf16_encode(const F& v) noexcept {
   const U32 b = (U32)v;
   U32 r = (b + 0x7FFFu + ((b >> 16) & 1u)) >> 16;
   r = (b & 0x7FFFFFFFu) > 0x7F800000u ? splat<U32>(0x7FC0u) : r;
   return __builtin_convertvector(r, U16);
 }
-
-// After an F16C decode: lanes with exponent 31 rebuilt as f16_to_f32 does.
-template <class F, class U32, class U16>
-inline F f16_fix_infnan(U16 h16, F converted) noexcept {
-  const U32 h = __builtin_convertvector(h16, U32);
-  const U32 infnan = ((h & 0x8000u) << 16) | 0x7F800000u | ((h & 0x3FFu) << 13);
-  const U32 r = (h & 0x7C00u) == 0x7C00u ? infnan : (U32)converted;
-  return (F)r;
-}
-
-// After an F16C encode: NaN lanes become 0x7E00.
-template <class U16, class I16, class F>
-inline U16 f16_fix_nan(F v, U16 encoded) noexcept {
-  const I16 nan = __builtin_convertvector(v != v, I16);
-  return nan ? splat<U16>(uint16_t{0x7E00}) : encoded;
-}
-
-// ---- the levels ----
 
 struct Generic {
   using F = f32x4;
@@ -167,6 +159,7 @@ struct Generic {
     return f16_decode_portable<F, i32x4, u32x4>(load_bits<H>(p));
   }
   static F load(const bf16* p) noexcept { return bf16_decode<F, u32x4>(load_bits<H>(p)); }
+  static F load_quieted(const f16* p) noexcept { return load(p); }
   static D load_wide(const float* p) noexcept {
     return __builtin_convertvector(load_bits<FD>(p), D);
   }
@@ -195,37 +188,62 @@ struct Generic {
 struct Avx2 {
   using F = f32x8;
   using D = f64x4;
-  using H = u16x8;
-  using FD = f32x4;
 
   BNORM_MEMBER F load(const float* p) noexcept { return load_bits<F>(p); }
   BNORM_MEMBER D load(const double* p) noexcept { return load_bits<D>(p); }
   BNORM_MEMBER F load(const f16* p) noexcept {
-    const H h = load_bits<H>(p);
-    return f16_fix_infnan<F, u32x8>(h, (F)_mm256_cvtph_ps((__m128i)h));
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Exponent 31 with the quiet bit clear: F16C set the quiet bit, clear it.
+    const __m128i snan = _mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x7E00)),
+                                         _mm_set1_epi16(0x7C00));
+    const __m256i quiet = _mm256_and_si256(_mm256_cvtepi16_epi32(snan), _mm256_set1_epi32(0x00400000));
+    return (F)_mm256_castsi256_ps(_mm256_andnot_si256(quiet, _mm256_castps_si256(_mm256_cvtph_ps(h))));
   }
-  BNORM_MEMBER F load(const bf16* p) noexcept { return bf16_decode<F, u32x8>(load_bits<H>(p)); }
+  BNORM_MEMBER F load_quieted(const f16* p) noexcept {
+    return (F)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  BNORM_MEMBER F load(const bf16* p) noexcept {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return (F)_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+  }
   BNORM_MEMBER D load_wide(const float* p) noexcept {
-    return __builtin_convertvector(load_bits<FD>(p), D);
+    return (D)_mm256_cvtps_pd(_mm_loadu_ps(p));
   }
 
   BNORM_MEMBER void store(float* p, F v) noexcept { store_bits(p, v); }
   BNORM_MEMBER void store(double* p, D v) noexcept { store_bits(p, v); }
-  BNORM_MEMBER void store(f16* p, F v) noexcept { store_bits(p, encode_f16(v)); }
-  BNORM_MEMBER void store(bf16* p, F v) noexcept { store_bits(p, bf16_encode<H, u32x8>(v)); }
+  BNORM_MEMBER void store(f16* p, F v) noexcept {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), encode_f16(v));
+  }
+  BNORM_MEMBER void store(bf16* p, F v) noexcept {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), encode_bf16(v));
+  }
 
   BNORM_MEMBER void stream(float* p, F v) noexcept { _mm256_stream_ps(p, (__m256)v); }
   BNORM_MEMBER void stream(double* p, D v) noexcept { _mm256_stream_pd(p, (__m256d)v); }
   BNORM_MEMBER void stream(f16* p, F v) noexcept {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(p), (__m128i)encode_f16(v));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(p), encode_f16(v));
   }
   BNORM_MEMBER void stream(bf16* p, F v) noexcept {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(p), (__m128i)bf16_encode<H, u32x8>(v));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(p), encode_bf16(v));
   }
 
-  BNORM_MEMBER H encode_f16(F v) noexcept {
-    const H h = (H)_mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return f16_fix_nan<H, i16x8>(v, h);
+  // 16-bit lanes of NaN flags of v.
+  BNORM_MEMBER __m128i nan_lanes16(__m256 v) noexcept {
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
+  }
+  BNORM_MEMBER __m128i encode_f16(F v) noexcept {
+    const __m128i h = _mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm_blendv_epi8(h, _mm_set1_epi16(0x7E00), nan_lanes16((__m256)v));
+  }
+  BNORM_MEMBER __m128i encode_bf16(F v) noexcept {
+    const __m256i b = _mm256_castps_si256((__m256)v);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    const __m256i r = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7FFF)), odd), 16);
+    const __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    return _mm_blendv_epi8(h, _mm_set1_epi16(0x7FC0), nan_lanes16((__m256)v));
   }
 };
 
@@ -235,37 +253,70 @@ struct Avx2 {
 struct Avx512 {
   using F = f32x16;
   using D = f64x8;
-  using H = u16x16;
-  using FD = f32x8;
 
   BNORM_MEMBER F load(const float* p) noexcept { return load_bits<F>(p); }
   BNORM_MEMBER D load(const double* p) noexcept { return load_bits<D>(p); }
   BNORM_MEMBER F load(const f16* p) noexcept {
-    const H h = load_bits<H>(p);
-    return f16_fix_infnan<F, u32x16>(h, (F)_mm512_maskz_cvtph_ps(0xFFFF, (__m256i)h));
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    // Exponent 31 with the quiet bit clear: F16C set the quiet bit, clear it.
+    const __mmask16 snan = _mm256_cmpeq_epi16_mask(
+        _mm256_and_si256(h, _mm256_set1_epi16(0x7E00)), _mm256_set1_epi16(0x7C00));
+    const __m512i v = _mm512_castps_si512(_mm512_maskz_cvtph_ps(0xFFFF, h));
+    return (F)_mm512_castsi512_ps(
+        _mm512_mask_andnot_epi32(v, snan, _mm512_set1_epi32(0x00400000), v));
   }
-  BNORM_MEMBER F load(const bf16* p) noexcept { return bf16_decode<F, u32x16>(load_bits<H>(p)); }
+  BNORM_MEMBER F load_quieted(const f16* p) noexcept {
+    return (F)_mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  BNORM_MEMBER F load(const bf16* p) noexcept {
+    // Word k of h into the high half of 32-bit lane k, low halves zero.
+    const __m512i h = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return (F)_mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, odd_words_index(), h));
+  }
   BNORM_MEMBER D load_wide(const float* p) noexcept {
-    return __builtin_convertvector(load_bits<FD>(p), D);
+    return (D)_mm512_cvtps_pd(_mm256_loadu_ps(p));
   }
 
   BNORM_MEMBER void store(float* p, F v) noexcept { store_bits(p, v); }
   BNORM_MEMBER void store(double* p, D v) noexcept { store_bits(p, v); }
-  BNORM_MEMBER void store(f16* p, F v) noexcept { store_bits(p, encode_f16(v)); }
-  BNORM_MEMBER void store(bf16* p, F v) noexcept { store_bits(p, bf16_encode<H, u32x16>(v)); }
+  BNORM_MEMBER void store(f16* p, F v) noexcept {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), encode_f16(v));
+  }
+  BNORM_MEMBER void store(bf16* p, F v) noexcept {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), encode_bf16(v));
+  }
 
   BNORM_MEMBER void stream(float* p, F v) noexcept { _mm512_stream_ps(p, (__m512)v); }
   BNORM_MEMBER void stream(double* p, D v) noexcept { _mm512_stream_pd(p, (__m512d)v); }
   BNORM_MEMBER void stream(f16* p, F v) noexcept {
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), (__m256i)encode_f16(v));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), encode_f16(v));
   }
   BNORM_MEMBER void stream(bf16* p, F v) noexcept {
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), (__m256i)bf16_encode<H, u32x16>(v));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(p), encode_bf16(v));
   }
 
-  BNORM_MEMBER H encode_f16(F v) noexcept {
-    const H h = (H)_mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return f16_fix_nan<H, i16x16>(v, h);
+  BNORM_MEMBER __m256i encode_f16(F v) noexcept {
+    const __m512 f = (__m512)v;
+    const __m256i h =
+        _mm512_maskz_cvtps_ph(0xFFFF, f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return _mm256_mask_mov_epi16(h, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q),
+                                 _mm256_set1_epi16(0x7E00));
+  }
+  BNORM_MEMBER __m256i encode_bf16(F v) noexcept {
+    const __m512 f = (__m512)v;
+    const __m512i b = _mm512_castps_si512(f);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(0x7FFF)), odd);
+    r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), _mm512_set1_epi32(0x7FC00000));
+    // The high halves of the 32-bit lanes, in order, into the low 256 bits.
+    const __m512i idx = _mm512_set_epi16(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1,
+                                         31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, r));
+  }
+  // Word k of the low 256 bits at word 2k + 1 (for bf16 decoding).
+  BNORM_MEMBER __m512i odd_words_index() noexcept {
+    return _mm512_set_epi16(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8, 7, 7, 6, 6,
+                            5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
   }
 };
 

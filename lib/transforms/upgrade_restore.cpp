@@ -40,12 +40,13 @@ void run_norm_steps(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   const NormNode n = s.read();
   const int to = norm_schema_version(n.op_name(), ctx.to);
   for (const auto& w : n.warnings) s.report.warnings.push_back(w);
+  if (n.kind == NormKind::batch_norm && to < 14) steps::refuse_bfloat16(s, to);
   if (ctx.inference && steps::make_inference(s)) {
     r.made_inference.push_back(s.node.name());
   } else if (n.training && n.version != to) {
     s.report.warnings.push_back(fmt::format(
-        "training ({}): kept as training ({}); pass --inference to convert it as an inference node", n.mode_reason,
-        training_kept(to)));
+        "{}: training, kept as training ({}); pass --inference (or set the mode in the input) to convert it as an "
+        "inference node", n.mode_reason, training_kept(to)));
   }
   const bool up = to > n.version;
   for (const SchemaChange* row : steps_between(n.kind, n.version, to)) {

@@ -59,25 +59,6 @@ Plan match_up(const NormSite& s) {
   return p;
 }
 
-std::string flat_param(NormSite& s, const std::string& param) {
-  if (s.rank_of(param) == 1) return param;
-  const auto c = s.env->index->constant(*s.scope, param);
-  if (!c) {
-    const std::string out = s.fresh(param + "_flat");
-    s.add_before("Reshape", {param, s.add_int64s(param + "_flat_shape", {-1})}, {out});
-    return out;
-  }
-  onnx::TensorProto t = *c->tensor;
-  int64_t numel = 1;
-  for (int64_t d : t.dims()) numel *= d;
-  t.set_name(s.fresh(param + "_flat"));
-  t.clear_dims();
-  t.add_dims(numel);
-  s.initializers.push_back(t);
-  s.report.added.push_back(fmt::format("initializer '{}' ({} as [{}])", t.name(), param, numel));
-  return t.name();
-}
-
 void reshape_back(NormSite& s, int output, const std::vector<int64_t>& shape, const std::string& like) {
   const std::string name = s.node.output(output);
   const std::string inner = s.fresh(name + "_flat");
@@ -98,7 +79,7 @@ void rewrite_spatial0(NormSite& s, const Plan& p) {
   const std::string x_flat = s.fresh(x + "_flat");
   const std::string mean = s.node.input(3);
   set_int(s.add_before("Flatten", {x}, {x_flat}), "axis", 1);
-  for (int i = 1; i < 5 && i < s.node.input_size(); ++i) s.node.set_input(i, flat_param(s, s.node.input(i)));
+  for (int i = 1; i < 5 && i < s.node.input_size(); ++i) s.node.set_input(i, as_vector(s, s.node.input(i)));
   s.node.set_input(0, x_flat);
   if (auto t = s.type_of(x)) s.new_types[x_flat] = *t;
   s.new_ranks[x_flat] = 2;

@@ -12,7 +12,8 @@
 //
 // Preconditions: a used saved_mean or saved_var needs X's rank (from shape
 // inference); without it the step fails naming the node and the output.
-// Two to four outputs (invalid at 9) are read as training.
+// Two to four outputs (invalid at 9) are read as training. Scalar
+// parameters (C = 1) become [1]: BN-14's shape inference requires 1-D.
 // Down (14 -> 9..13): training_mode = 1 -> the five-output form, saved_mean
 // and saved_var added under new names, unused; training_mode = 0 -> one
 // output. BN 9..13 has one type for all five inputs: they are cast to the
@@ -85,6 +86,10 @@ void compute_saved(NormSite& s, const Plan& p) {
 
 void bn_9_14_up(NormSite& s) {
   const Plan p = match_up(s);
+  // BN-14's shape inference wants 1-D parameters; BN-9 also took a scalar when C = 1.
+  for (int i = 1; i < 5 && i < s.node.input_size(); ++i) {
+    if (s.rank_of(s.node.input(i)) == 0) s.node.set_input(i, as_vector(s, s.node.input(i)));
+  }
   if (!p.training) return;
   set_int(s.node, "training_mode", 1);
   s.report.set.push_back("training_mode = 1");

@@ -106,6 +106,25 @@ std::string NormSite::add_int64s(const std::string& stem, const std::vector<int6
   return t.name();
 }
 
+std::string as_vector(NormSite& s, const std::string& value) {
+  if (s.rank_of(value) == 1) return value;
+  const auto c = s.env->index->constant(*s.scope, value);
+  if (!c) {
+    const std::string out = s.fresh(value + "_flat");
+    s.add_before("Reshape", {value, s.add_int64s(value + "_flat_shape", {-1})}, {out});
+    return out;
+  }
+  onnx::TensorProto t = *c->tensor;
+  int64_t numel = 1;
+  for (int64_t d : t.dims()) numel *= d;
+  t.set_name(s.fresh(value + "_flat"));
+  t.clear_dims();
+  t.add_dims(numel);
+  s.initializers.push_back(t);
+  s.report.added.push_back(fmt::format("initializer '{}' ({} as [{}])", t.name(), value, numel));
+  return t.name();
+}
+
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
   for (const auto& a : n.attribute()) {
     if (a.name() == name) return &a;

@@ -76,6 +76,10 @@ bool remove_attr(onnx::NodeProto& n, const std::string& name);  // true if it wa
 void set_int(onnx::NodeProto& n, const std::string& name, int64_t v);
 void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
 
+// `value` as a 1-D tensor: itself when it is 1-D, else a reshaped copy
+// (constants, as a new initializer) or the output of an added Reshape(value, [-1]).
+std::string as_vector(NormSite& s, const std::string& value);
+
 // Removes consumed_inputs (BN-1, IN-1), reporting it.
 void drop_consumed_inputs(NormSite& s);
 

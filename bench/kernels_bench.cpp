@@ -1,0 +1,195 @@
+// Throughput of the kernels against memcpy, the yardstick: a kernel that
+// streams through memory can at best move bytes as fast as memcpy does.
+//
+// Each benchmark reports bytes_per_second counting the bytes the kernel
+// must move at the least:
+//   memcpy, BN inference (f32, f16, bf16, fused Relu), InstanceNormalization:
+//       read X once + write Y once  (IN re-reads each row from cache)
+//   BN training: read X twice (statistics over the whole tensor must be
+//       complete before any output) + write Y once
+// Arguments: shape 0 = [32, 64, 112, 112], 1 = [1, 64, 56, 56]; threads
+// 1, or 0 for every core (omp_set_num_threads inside the benchmark; memcpy
+// is split over the same threads). X and Y are distinct buffers.
+//
+// Run: build/bnorm_bench [--benchmark_filter=...] [--benchmark_repetitions=N]
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/activation.h"
+#include "kernels/bn_infer.h"
+#include "kernels/bn_train.h"
+#include "kernels/half.h"
+#include "kernels/instance_norm.h"
+#include "kernels/isa.h"
+
+namespace {
+
+using namespace bnorm::kernels;
+
+NcsShape shape_arg(const benchmark::State& state) {
+  return state.range(0) == 0 ? NcsShape{32, 64, 112 * 112} : NcsShape{1, 64, 56 * 56};
+}
+
+int threads_arg(const benchmark::State& state) {
+  return state.range(1) == 0 ? omp_get_num_procs() : static_cast<int>(state.range(1));
+}
+
+// Page-aligned, first touched by the threads that will use it.
+template <class T>
+struct Buffer {
+  struct Free {
+    void operator()(T* p) const { std::free(p); }
+  };
+  std::unique_ptr<T, Free> data;
+  explicit Buffer(size_t n, T value)
+      : data(static_cast<T*>(std::aligned_alloc(4096, (n * sizeof(T) + 4095) / 4096 * 4096))) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; ++i) data.get()[i] = value;
+  }
+  T* get() const { return data.get(); }
+};
+
+// Per-channel parameters of a plausible trained layer.
+struct Params {
+  std::vector<float> scale, bias, mean, var;
+  explicit Params(size_t c) : scale(c), bias(c), mean(c), var(c) {
+    for (size_t i = 0; i < c; ++i) {
+      scale[i] = 0.5f + 0.01f * static_cast<float>(i);
+      bias[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+      mean[i] = 0.05f * static_cast<float>(i % 5);
+      var[i] = 1.0f + 0.02f * static_cast<float>(i);
+    }
+  }
+  BnInferParams<float> infer() const {
+    return {scale.data(), bias.data(), mean.data(), var.data(), 1e-5f};
+  }
+  NormParams<float> norm() const { return {scale.data(), bias.data(), 1e-5f}; }
+};
+
+template <class T>
+T sample(size_t i) {
+  const float v = static_cast<float>(i % 251) / 64.0f - 2.0f;
+  if constexpr (std::is_same_v<T, float>) return v;
+  else if constexpr (std::is_same_v<T, f16>) return f32_to_f16(v);
+  else return f32_to_bf16(v);
+}
+
+template <class T>
+Buffer<T> input(size_t n) {
+  Buffer<T> x(n, T{});
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; ++i) x.get()[i] = sample<T>(i);
+  return x;
+}
+
+void report(benchmark::State& state, size_t bytes_per_iteration) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes_per_iteration));
+  state.counters["threads"] = omp_get_max_threads();
+}
+
+template <class T>
+void BM_memcpy(benchmark::State& state) {
+  omp_set_num_threads(threads_arg(state));
+  const size_t n = shape_arg(state).elements();
+  const Buffer<T> x = input<T>(n);
+  Buffer<T> y(n, T{});
+  const int threads = omp_get_max_threads();
+  for (auto _ : state) {
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < threads; ++t) {
+      const size_t begin = n * t / threads;
+      const size_t end = n * (t + 1) / threads;
+      std::memcpy(y.get() + begin, x.get() + begin, (end - begin) * sizeof(T));
+    }
+    benchmark::ClobberMemory();
+  }
+  report(state, 2 * n * sizeof(T));
+}
+
+template <class T>
+void bn_infer_bench(benchmark::State& state,
+                    void (*kernel)(const T*, T*, NcsShape, const BnInferParams<float>&,
+                                   const Activation&) noexcept,
+                    const Activation& act) {
+  omp_set_num_threads(threads_arg(state));
+  const NcsShape shape = shape_arg(state);
+  const Buffer<T> x = input<T>(shape.elements());
+  Buffer<T> y(shape.elements(), T{});
+  const Params p(shape.c);
+  for (auto _ : state) {
+    kernel(x.get(), y.get(), shape, p.infer(), act);
+    benchmark::ClobberMemory();
+  }
+  report(state, 2 * shape.elements() * sizeof(T));
+}
+
+void BM_bn_infer_f32(benchmark::State& state) { bn_infer_bench(state, bn_infer_f32, {}); }
+void BM_bn_infer_relu_f32(benchmark::State& state) {
+  bn_infer_bench(state, bn_infer_f32, Activation::relu());
+}
+void BM_bn_infer_f16(benchmark::State& state) { bn_infer_bench(state, bn_infer_f16, {}); }
+void BM_bn_infer_bf16(benchmark::State& state) { bn_infer_bench(state, bn_infer_bf16, {}); }
+
+void BM_bn_train_f32(benchmark::State& state) {
+  omp_set_num_threads(threads_arg(state));
+  const NcsShape shape = shape_arg(state);
+  const Buffer<float> x = input<float>(shape.elements());
+  Buffer<float> y(shape.elements(), 0.0f);
+  const Params p(shape.c);
+  std::vector<double> mean(shape.c), var(shape.c);
+  for (auto _ : state) {
+    bn_train_f32(x.get(), y.get(), shape, p.norm(), mean.data(), var.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, 3 * shape.elements() * sizeof(float));
+}
+
+void BM_instance_norm_f32(benchmark::State& state) {
+  omp_set_num_threads(threads_arg(state));
+  const NcsShape shape = shape_arg(state);
+  const Buffer<float> x = input<float>(shape.elements());
+  Buffer<float> y(shape.elements(), 0.0f);
+  const Params p(shape.c);
+  for (auto _ : state) {
+    instance_norm_f32(x.get(), y.get(), shape, p.norm());
+    benchmark::ClobberMemory();
+  }
+  report(state, 2 * shape.elements() * sizeof(float));
+}
+
+void shapes_and_threads(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"shape", "threads"});
+  for (int shape : {0, 1}) {
+    for (int threads : {1, 0}) b->Args({shape, threads});
+  }
+  b->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+BENCHMARK(BM_memcpy<float>)->Apply(shapes_and_threads);
+BENCHMARK(BM_memcpy<f16>)->Apply(shapes_and_threads);
+BENCHMARK(BM_bn_infer_f32)->Apply(shapes_and_threads);
+BENCHMARK(BM_bn_infer_relu_f32)->Apply(shapes_and_threads);
+BENCHMARK(BM_bn_infer_f16)->Apply(shapes_and_threads);
+BENCHMARK(BM_bn_infer_bf16)->Apply(shapes_and_threads);
+BENCHMARK(BM_bn_train_f32)->Apply(shapes_and_threads);
+BENCHMARK(BM_instance_norm_f32)->Apply(shapes_and_threads);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("kernels_isa", isa_name(active_isa()));
+  benchmark::AddCustomContext("streaming_threshold_bytes",
+                              std::to_string(streaming_threshold_bytes()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,13 @@
+// The normalization loops of affine_rows.h at the Avx2 level (see
+// affine_rows_impl.h). No FMA contraction: (x - m) * a + b rounds after the
+// product and after the sum, as the scalar formula does, at every level.
+#pragma GCC optimize("fp-contract=off")
+#pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
+
+#include "kernels/affine_rows_impl.h"
+
+namespace bnorm::kernels::detail {
+
+BNORM_AFFINE_ROWS_LEVEL(avx2, BNORM_ENTRY_AVX2, simd::Avx2)
+
+}  // namespace bnorm::kernels::detail

@@ -1,0 +1,47 @@
+// BatchNormalization in inference mode on [N, C, S] data (layout.h), with
+// an optional fused activation (activation.h):
+//
+//   y[n, c, s] = act(x[n, c, s] * scale_c + shift_c)
+//   scale_c, shift_c = to_affine(scale[c], bias[c], mean[c], var[c], epsilon)
+//
+// to_affine (affine.h) runs in float for f32/f16/bf16 data and in double
+// for f64; each product and sum is rounded once to that type (no FMA), so
+// y equals the C++ expression x * scale_c + shift_c evaluated in it, bit
+// for bit, at every SIMD level. f16/bf16 data are decoded exactly and the
+// result rounded once. Parameters are per-channel arrays of C elements, in
+// float (double for f64): the caller converts other parameter types.
+// Zero variance with epsilon = 0, NaN and infinities follow IEEE.
+//
+// bn_infer_nonspatial_*: the legacy spatial = 0 form (opset < 9), where
+// every parameter array has C * S elements and only N is broadcast over;
+// the same as bn_infer_* on the shape {N, C * S, 1}.
+//
+// y == x allowed, otherwise no overlap. Large tensors run on the OpenMP
+// threads.
+#pragma once
+
+#include "kernels/activation.h"
+#include "kernels/half.h"
+#include "kernels/layout.h"
+
+namespace bnorm::kernels {
+
+void bn_infer_f32(const float* x, float* y, NcsShape shape, const BnInferParams<float>& p,
+                  const Activation& act = {}) noexcept;
+void bn_infer_f64(const double* x, double* y, NcsShape shape, const BnInferParams<double>& p,
+                  const Activation& act = {}) noexcept;
+void bn_infer_f16(const f16* x, f16* y, NcsShape shape, const BnInferParams<float>& p,
+                  const Activation& act = {}) noexcept;
+void bn_infer_bf16(const bf16* x, bf16* y, NcsShape shape, const BnInferParams<float>& p,
+                   const Activation& act = {}) noexcept;
+
+void bn_infer_nonspatial_f32(const float* x, float* y, NcsShape shape,
+                             const BnInferParams<float>& p, const Activation& act = {}) noexcept;
+void bn_infer_nonspatial_f64(const double* x, double* y, NcsShape shape,
+                             const BnInferParams<double>& p, const Activation& act = {}) noexcept;
+void bn_infer_nonspatial_f16(const f16* x, f16* y, NcsShape shape, const BnInferParams<float>& p,
+                             const Activation& act = {}) noexcept;
+void bn_infer_nonspatial_bf16(const bf16* x, bf16* y, NcsShape shape,
+                              const BnInferParams<float>& p, const Activation& act = {}) noexcept;
+
+}  // namespace bnorm::kernels

@@ -1,0 +1,190 @@
+// InstanceNormalization against the spec formula, evaluated in long double:
+//   y = scale * (x - mean) / sqrt(variance + epsilon) + B,
+//   mean and (population) variance per instance per channel,
+// for every data type, over channel counts, spatial tails and batches, in
+// place, with offset data and IEEE specials; bit for bit the same at every
+// SIMD level and thread count.
+#include "kernels/instance_norm.h"
+
+#include <catch2/catch.hpp>
+#include <omp.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/test_support.hpp"
+
+namespace bnorm::kernels {
+namespace {
+
+using testing::Type;
+using LD = long double;
+
+template <class T>
+struct Kernel;
+template <>
+struct Kernel<float> {
+  static constexpr auto run = instance_norm_f32;
+};
+template <>
+struct Kernel<double> {
+  static constexpr auto run = instance_norm_f64;
+};
+template <>
+struct Kernel<f16> {
+  static constexpr auto run = instance_norm_f16;
+};
+template <>
+struct Kernel<bf16> {
+  static constexpr auto run = instance_norm_bf16;
+};
+
+template <class T>
+struct Case {
+  using P = typename Type<T>::Compute;
+  NcsShape shape;
+  std::vector<T> x;
+  std::vector<P> scale, bias;
+  P epsilon = P(1e-5);
+
+  Case(NcsShape s, testing::Random& rng, double lo = -3, double hi = 3) : shape(s) {
+    x = testing::random_values<T>(rng, s.elements(), lo, hi);
+    scale = testing::random_values<P>(rng, s.c, -2, 2);
+    bias = testing::random_values<P>(rng, s.c, -1, 1);
+  }
+
+  void run(const T* in, T* out) const {
+    Kernel<T>::run(in, out, shape, {scale.data(), bias.data(), epsilon});
+  }
+
+  size_t mismatches(bool in_place) const {
+    std::vector<T> y = in_place ? x : testing::nan_filled<T>(x.size());
+    run(in_place ? y.data() : x.data(), y.data());
+    size_t bad = 0;
+    const size_t S = shape.s;
+    for (size_t row = 0; row < shape.n * shape.c; ++row) {
+      const size_t c = row % shape.c;
+      LD sum = 0;
+      for (size_t s = 0; s < S; ++s) sum += Type<T>::decode(x[row * S + s]);
+      const LD mean = sum / S;
+      LD squares = 0;
+      for (size_t s = 0; s < S; ++s) {
+        const LD d = Type<T>::decode(x[row * S + s]) - mean;
+        squares += d * d;
+      }
+      const LD root = std::sqrt(squares / S + LD(epsilon));
+      for (size_t s = 0; s < S; ++s) {
+        const size_t i = row * S + s;
+        const LD xv = Type<T>::decode(x[i]);
+        const double ref = double(scale[c] * (xv - mean) / root + bias[c]);
+        const LD a = scale[c] / root;
+        const double magnitude = 2 * double(std::fabs(xv * a) + std::fabs(mean * a) + std::fabs(LD(bias[c])));
+        if (!testing::close_to(y[i], ref, magnitude)) {
+          if (bad++ == 0) UNSCOPED_INFO("element " << i << ": got " << Type<T>::decode(y[i]) << ", want " << ref);
+        }
+      }
+    }
+    return bad;
+  }
+};
+
+template <class T>
+void sweep_against_reference() {
+  testing::Random rng;
+  for (const NcsShape& s : testing::full_sweep()) {
+    for (bool in_place : {false, true}) {
+      const Case<T> c(s, rng);
+      INFO(Type<T>::name << " N=" << s.n << " C=" << s.c << " S=" << s.s << " in place " << in_place);
+      REQUIRE(c.mismatches(in_place) == 0);
+    }
+  }
+}
+
+TEST_CASE("InstanceNormalization matches the spec formula over channels, spatial tails and batches") {
+  sweep_against_reference<float>();
+  sweep_against_reference<double>();
+  sweep_against_reference<f16>();
+  sweep_against_reference<bf16>();
+}
+
+TEST_CASE("InstanceNormalization on large tensors matches the spec formula") {
+  testing::Random rng;
+  for (const NcsShape& s : testing::level_sweep()) {
+    INFO("N=" << s.n << " C=" << s.c << " S=" << s.s);
+    CHECK(Case<float>(s, rng).mismatches(false) == 0);
+    CHECK(Case<bf16>(s, rng).mismatches(true) == 0);
+  }
+}
+
+TEST_CASE("InstanceNormalization keeps its precision on data far from zero") {
+  testing::Random rng;
+  CHECK(Case<float>({2, 3, 700}, rng, 999, 1001).mismatches(false) == 0);
+  CHECK(Case<double>({2, 3, 700}, rng, 1e8 - 1, 1e8 + 1).mismatches(true) == 0);
+}
+
+template <class T>
+void check_same_everywhere() {
+  testing::Random rng;
+  testing::SettingsGuard guard;
+  const int threads = omp_get_max_threads();
+  for (const NcsShape& s : testing::level_sweep()) {
+    const Case<T> c(s, rng);
+    std::vector<uint64_t> first;
+    for (Isa isa : testing::available_isas()) {
+      for (int t : {1, 2}) {
+        for (size_t threshold : {size_t{0}, size_t{1}}) {
+          set_active_isa(isa);
+          set_streaming_threshold_bytes(threshold);
+          omp_set_num_threads(t);
+          std::vector<T> y = testing::nan_filled<T>(c.x.size());
+          c.run(c.x.data(), y.data());
+          std::vector<uint64_t> bits(y.size());
+          for (size_t i = 0; i < y.size(); ++i) bits[i] = Type<T>::bits(y[i]);
+          if (first.empty()) first = bits;
+          INFO(Type<T>::name << " at " << isa_name(isa) << ", " << t << " threads, streaming "
+                             << (threshold == 1) << ", N=" << s.n << " C=" << s.c << " S=" << s.s);
+          CHECK(bits == first);
+        }
+      }
+    }
+  }
+  omp_set_num_threads(threads);
+}
+
+TEST_CASE("InstanceNormalization gives the same bits at every SIMD level, thread count and store kind") {
+  check_same_everywhere<float>();
+  check_same_everywhere<double>();
+  check_same_everywhere<f16>();
+  check_same_everywhere<bf16>();
+}
+
+TEST_CASE("A constant instance normalizes to the bias, or to NaN when epsilon is 0") {
+  testing::Random rng;
+  Case<float> c({2, 2, 30}, rng);
+  for (size_t s = 0; s < 30; ++s) c.x[30 + s] = -7.25f;  // n = 0, c = 1
+  std::vector<float> y(c.x.size());
+  c.run(c.x.data(), y.data());
+  for (size_t s = 0; s < 30; ++s) CHECK(y[30 + s] == c.bias[1]);
+  c.epsilon = 0;
+  c.run(c.x.data(), y.data());
+  for (size_t s = 0; s < 30; ++s) CHECK(std::isnan(y[30 + s]));
+  CHECK(std::isfinite(y[0]));
+}
+
+TEST_CASE("An infinity or a NaN poisons its own instance only") {
+  testing::Random rng;
+  Case<double> c({2, 2, 30}, rng);
+  c.x[31] = -std::numeric_limits<double>::infinity();  // n = 0, c = 1
+  c.x[95] = std::numeric_limits<double>::quiet_NaN();   // n = 1, c = 1
+  std::vector<double> y(c.x.size());
+  c.run(c.x.data(), y.data());
+  for (size_t i = 0; i < y.size(); ++i) {
+    const size_t row = i / 30;
+    CHECK(std::isnan(y[i]) == (row == 1 || row == 3));
+    CHECK(std::isfinite(y[i]) == (row == 0 || row == 2));
+  }
+}
+
+}  // namespace
+}  // namespace bnorm::kernels

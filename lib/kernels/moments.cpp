@@ -1,0 +1,149 @@
+// Chunked two-pass moments (see moments.h), instantiated per SIMD level.
+// Float data are widened to double once, in the first pass, into an
+// L1-resident copy the second pass reads. No FMA contraction, so every
+// level rounds the same operations.
+#pragma GCC optimize("fp-contract=off")
+#pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
+
+#include "kernels/moments.h"
+
+#include <algorithm>
+
+#include "kernels/elementwise.h"
+#include "kernels/isa.h"
+#include "kernels/simd.h"
+
+namespace bnorm::kernels::detail {
+namespace {
+
+constexpr size_t kLanes = 32;
+
+template <class I>
+inline typename I::D load_double(const float* p) noexcept {
+  return I::load_wide(p);
+}
+template <class I>
+inline typename I::D load_double(const double* p) noexcept {
+  return I::load(p);
+}
+
+// The lanes added pairwise in a fixed order.
+inline double add_lanes(double* lane) noexcept {
+  for (size_t width = kLanes / 2; width > 0; width /= 2) {
+    for (size_t k = 0; k < width; ++k) lane[k] += lane[k + width];
+  }
+  return lane[0];
+}
+
+// The sum of x[0, n) over the lanes; with Widen, x is also copied to
+// `wide` as doubles, so that the second pass converts nothing.
+template <class I, bool Widen, class T>
+inline double lane_sum(const T* x, size_t n, double* wide) noexcept {
+  using D = typename I::D;
+  constexpr size_t kD = simd::lanes<D>();
+  constexpr size_t kVecs = kLanes / kD;
+  D acc[kVecs];
+  for (auto& a : acc) a = simd::splat<D>(0.0);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (size_t v = 0; v < kVecs; ++v) {
+      const D d = load_double<I>(x + i + v * kD);
+      if constexpr (Widen) I::store(wide + i + v * kD, d);
+      acc[v] += d;
+    }
+  }
+  double lane[kLanes];
+  std::memcpy(lane, acc, sizeof lane);
+  for (; i < n; ++i) {
+    const double d = x[i];
+    if constexpr (Widen) wide[i] = d;
+    lane[i % kLanes] += d;
+  }
+  return add_lanes(lane);
+}
+
+// The sum of (x - mean)^2 over x[0, n), over the lanes.
+template <class I>
+inline double lane_squares(const double* x, size_t n, double mean) noexcept {
+  using D = typename I::D;
+  constexpr size_t kD = simd::lanes<D>();
+  constexpr size_t kVecs = kLanes / kD;
+  const D m = simd::splat<D>(mean);
+  D acc[kVecs];
+  for (auto& a : acc) a = simd::splat<D>(0.0);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (size_t v = 0; v < kVecs; ++v) {
+      const D e = I::load(x + i + v * kD) - m;
+      acc[v] += e * e;
+    }
+  }
+  double lane[kLanes];
+  std::memcpy(lane, acc, sizeof lane);
+  for (; i < n; ++i) lane[i % kLanes] += (x[i] - mean) * (x[i] - mean);
+  return add_lanes(lane);
+}
+
+template <class I>
+inline Moments chunk_moments(const double* x, size_t n) noexcept {
+  const double count = static_cast<double>(n);
+  const double sum = lane_sum<I, false>(x, n, nullptr);
+  return {count, sum, lane_squares<I>(x, n, sum / count)};
+}
+
+template <class I>
+inline Moments chunk_moments(const float* x, size_t n) noexcept {
+  double wide[kMomentsChunk];
+  const double count = static_cast<double>(n);
+  const double sum = lane_sum<I, true>(x, n, wide);
+  return {count, sum, lane_squares<I>(wide, n, sum / count)};
+}
+
+template <class I, class T>
+inline Moments moments_body(const T* x, size_t n) noexcept {
+  Moments total;
+  for (size_t begin = 0; begin < n; begin += kMomentsChunk) {
+    const size_t count = std::min(kMomentsChunk, n - begin);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      total = merge(total, chunk_moments<I>(x + begin, count));
+    } else {
+      float decoded[kMomentsChunk];
+      using V = VecOf<I, T>;
+      map_span<I>(x + begin, decoded, count, false, [](const V& v, size_t, size_t) { return v; });
+      total = merge(total, chunk_moments<I>(decoded, count));
+    }
+  }
+  return total;
+}
+
+template <class T>
+BNORM_ENTRY_GENERIC Moments moments_generic(const T* x, size_t n) {
+  return moments_body<simd::Generic>(x, n);
+}
+template <class T>
+BNORM_ENTRY_AVX2 Moments moments_avx2(const T* x, size_t n) {
+  return moments_body<simd::Avx2>(x, n);
+}
+template <class T>
+BNORM_ENTRY_AVX512 Moments moments_avx512(const T* x, size_t n) {
+  return moments_body<simd::Avx512>(x, n);
+}
+
+template <class T>
+Moments dispatch(const T* x, size_t n) noexcept {
+  switch (active_isa()) {
+    case Isa::Avx512: return moments_avx512(x, n);
+    case Isa::Avx2: return moments_avx2(x, n);
+    case Isa::Generic: return moments_generic(x, n);
+  }
+  return {};
+}
+
+}  // namespace
+
+Moments span_moments(const float* x, size_t n) noexcept { return dispatch(x, n); }
+Moments span_moments(const double* x, size_t n) noexcept { return dispatch(x, n); }
+Moments span_moments(const f16* x, size_t n) noexcept { return dispatch(x, n); }
+Moments span_moments(const bf16* x, size_t n) noexcept { return dispatch(x, n); }
+
+}  // namespace bnorm::kernels::detail

@@ -1,0 +1,46 @@
+// Mean and population variance of spans of data (internal: for
+// lib/kernels/*.cpp), accumulated in double for every storage type.
+//
+// A span is cut into chunks of kMomentsChunk elements. Each chunk is read
+// twice while it sits in L1: its sum, then the sum of squared deviations
+// from its own mean (the two-pass formula, no cancellation). Chunks and
+// spans are merged with Chan et al.'s update
+//   M2 = M2a + M2b + (mean_b - mean_a)^2 * na * nb / (na + nb)
+// so memory is read once. Sums run over 32 fixed lanes (element i goes to
+// lane i % 32), whatever the vector width, so results are bitwise equal at
+// every SIMD level. The mean is reported as sum / count, so an infinity in
+// the data gives an infinite mean (and a NaN variance), as the formula does.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/half.h"
+
+namespace bnorm::kernels::detail {
+
+constexpr size_t kMomentsChunk = 2048;
+
+struct Moments {
+  double count = 0;
+  double sum = 0;
+  double m2 = 0;  // sum of squared deviations from the mean
+
+  double mean() const noexcept { return sum / count; }
+  double variance() const noexcept { return m2 / count; }
+};
+
+inline Moments merge(const Moments& a, const Moments& b) noexcept {
+  if (a.count == 0) return b;
+  if (b.count == 0) return a;
+  const double count = a.count + b.count;
+  const double delta = b.mean() - a.mean();
+  return {count, a.sum + b.sum, a.m2 + b.m2 + delta * delta * (a.count * b.count / count)};
+}
+
+// Moments of x[0, n); dispatch on active_isa(), calling thread only.
+Moments span_moments(const float* x, size_t n) noexcept;
+Moments span_moments(const double* x, size_t n) noexcept;
+Moments span_moments(const f16* x, size_t n) noexcept;
+Moments span_moments(const bf16* x, size_t n) noexcept;
+
+}  // namespace bnorm::kernels::detail

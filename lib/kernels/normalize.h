@@ -1,0 +1,97 @@
+// Per-channel normalization of an [N, C, S] tensor (internal: for
+// lib/kernels/*.cpp):
+//
+//   y[n, c, :] = op_c(x[n, c, :])   for every n and c,  op_c = channel_op(c)
+//
+// where op_c is a RowOp of affine_rows.h (Plain or Centered, one mode for
+// all channels). Two ways through, with the same arithmetic, so the result
+// does not depend on the way:
+//  - rows of S >= kRowMinElements: each row is cut into segments of
+//    kSegmentElements, one task each, with its channel's op;
+//  - shorter rows (S = 1 for [N, C] data): the ops of up to kBlockElements
+//    consecutive (c, s) positions are expanded into per-element arrays on
+//    the stack, and applied to that block of every n by affine_elements.
+// Large tensors are split over the OpenMP threads; large outputs written to
+// another buffer use non-temporal stores. y == x allowed.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include "kernels/affine.h"
+#include "kernels/affine_rows.h"
+#include "kernels/elementwise.h"
+#include "kernels/isa.h"
+#include "kernels/layout.h"
+
+namespace bnorm::kernels::detail {
+
+constexpr size_t kRowMinElements = 64;
+constexpr size_t kBlockElements = 1024;
+
+// The op normalizing with batch statistics (mean, var in double):
+// (x - m) * a + b with m = mean rounded to C, and a, b from to_affine in
+// double with the rest of the mean, mean - m, folded into b. Subtracting m
+// first keeps the precision of x - mean when |mean| >> sqrt(var).
+template <class C>
+RowOp<C> centered_op(double mean, double var, double scale, double bias, double epsilon) noexcept {
+  const C m = static_cast<C>(mean);
+  const Affine<double> f = to_affine(scale, bias, mean - static_cast<double>(m), var, epsilon);
+  RowOp<C> op;
+  op.mode = RowMode::Centered;
+  op.m = m;
+  op.a = static_cast<C>(f.scale);
+  op.b = static_cast<C>(f.shift);
+  return op;
+}
+
+template <class T, class C, class ChannelOp>
+void normalize_channels(const T* x, T* y, NcsShape shape, const ChannelOp& channel_op) noexcept {
+  const size_t total = shape.elements();
+  if (total == 0) return;
+  const bool stream = x != y && total * sizeof(T) >= streaming_threshold_bytes();
+  const bool parallel = total >= kParallelMinElements;
+  const size_t S = shape.s;
+
+  if (S >= kRowMinElements) {
+    const size_t segments = (S + kSegmentElements - 1) / kSegmentElements;
+    for_tasks(shape.n * shape.c * segments, parallel, [&](size_t t) {
+      const size_t row = t / segments;
+      const size_t begin = (t % segments) * kSegmentElements;
+      const size_t offset = row * S + begin;
+      const RowOp<C> op = channel_op(row % shape.c);
+      affine_span(x + offset, y + offset, std::min(kSegmentElements, S - begin), op, stream);
+    });
+    return;
+  }
+
+  const size_t plane = shape.c * S;  // elements per n
+  const size_t block = std::min(plane, kBlockElements);
+  const size_t blocks = (plane + block - 1) / block;
+  const size_t rows_per_task = std::max<size_t>(1, kSegmentElements / block);
+  const size_t parts = (shape.n + rows_per_task - 1) / rows_per_task;
+  for_tasks(blocks * parts, parallel, [&](size_t t) {
+    const size_t j0 = (t / parts) * block;
+    const size_t len = std::min(block, plane - j0);
+    C m[kBlockElements];
+    C a[kBlockElements];
+    C b[kBlockElements];
+    RowOp<C> op;
+    for (size_t j = 0; j < len; ++j) {
+      if (j == 0 || (j0 + j) % S == 0) op = channel_op((j0 + j) / S);
+      m[j] = op.m;
+      a[j] = op.a;
+      b[j] = op.b;
+    }
+    const ElementOp<C> ops{op.mode == RowMode::Centered ? m : nullptr, a, b, op.kind, op.alpha,
+                           op.beta};
+    const size_t n0 = (t % parts) * rows_per_task;
+    const size_t n1 = std::min(shape.n, n0 + rows_per_task);
+    for (size_t n = n0; n < n1; ++n) {
+      const size_t offset = n * plane + j0;
+      affine_elements(x + offset, y + offset, len, ops, stream);
+    }
+  });
+}
+
+}  // namespace bnorm::kernels::detail

@@ -1,0 +1,200 @@
+// Helpers shared by the kernels' unit tests (lib/kernels/*_test.cpp), not a
+// library header: .hpp, so neither installed nor part of the layering check.
+//
+//  - the SIMD levels to run each test at, and a guard restoring the
+//    process-wide kernel settings;
+//  - storage-type traits for templated tests (decode to double, round once
+//    from double, the unit of rounding at a value);
+//  - the tolerances of the kernel tests, each against a float64 reference
+//    written from the spec formula in the test itself:
+//      f64   |got - ref| <= 1e-12 |ref| + 1e-14 + 2^-49 * magnitude
+//      f32   |got - ref| <= 1e-5 |ref| + 1e-6
+//      f16, bf16  |got - ref| <= one unit of the type at ref
+//                                + 2^-20 * (magnitude + |ref|)
+//    where `magnitude` bounds the terms the kernel's evaluation sums (say
+//    |x * a| + |mean * a| + |B|): the rounding error of a float (double)
+//    evaluation, which only matters under cancellation.
+//    NaN must match NaN, an infinity the same infinity.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/half.h"
+#include "kernels/isa.h"
+#include "kernels/layout.h"
+
+namespace bnorm::kernels::testing {
+
+// Every SIMD level this CPU has, lowest first.
+inline std::vector<Isa> available_isas() {
+  std::vector<Isa> levels;
+  for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512}) {
+    if (isa <= detected_isa()) levels.push_back(isa);
+  }
+  return levels;
+}
+
+// Restores the active SIMD level and the streaming threshold on exit.
+class SettingsGuard {
+ public:
+  SettingsGuard() : isa_(active_isa()) {}
+  ~SettingsGuard() {
+    set_active_isa(isa_);
+    set_streaming_threshold_bytes(0);
+  }
+  SettingsGuard(const SettingsGuard&) = delete;
+  SettingsGuard& operator=(const SettingsGuard&) = delete;
+
+ private:
+  Isa isa_;
+};
+
+inline uint32_t bits_of(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+inline uint64_t bits_of(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+inline float float_from_bits(uint32_t b) {
+  float v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+template <class T>
+struct Type;
+
+template <>
+struct Type<float> {
+  using Compute = float;
+  static constexpr const char* name = "f32";
+  static double decode(float v) { return v; }
+  static float encode(double v) { return static_cast<float>(v); }
+  static uint64_t bits(float v) { return bits_of(v); }
+};
+
+template <>
+struct Type<double> {
+  using Compute = double;
+  static constexpr const char* name = "f64";
+  static double decode(double v) { return v; }
+  static double encode(double v) { return v; }
+  static uint64_t bits(double v) { return bits_of(v); }
+};
+
+template <>
+struct Type<f16> {
+  using Compute = float;
+  static constexpr const char* name = "f16";
+  static double decode(f16 v) { return f16_to_f32(v); }
+  static f16 encode(double v) { return f64_to_f16(v); }
+  static uint64_t bits(f16 v) { return v.bits; }
+  // Distance between neighbouring f16 values around |v|.
+  static double unit(double v) {
+    const double a = std::fabs(v);
+    if (a < 0x1p-14) return 0x1p-24;
+    return std::ldexp(1.0, std::ilogb(a) - 10);
+  }
+};
+
+template <>
+struct Type<bf16> {
+  using Compute = float;
+  static constexpr const char* name = "bf16";
+  static double decode(bf16 v) { return bf16_to_f32(v); }
+  static bf16 encode(double v) { return f64_to_bf16(v); }
+  static uint64_t bits(bf16 v) { return v.bits; }
+  static double unit(double v) {
+    const double a = std::fabs(v);
+    if (a < 0x1p-126) return 0x1p-133;
+    return std::ldexp(1.0, std::ilogb(a) - 7);
+  }
+};
+
+// NaN-filled output buffers: every element a kernel forgets stays NaN.
+template <class T>
+std::vector<T> nan_filled(size_t n) {
+  return std::vector<T>(n, Type<T>::encode(std::numeric_limits<double>::quiet_NaN()));
+}
+
+// Whether `got` is acceptable for the float64 reference `ref`.
+template <class T>
+bool close_to(T got, double ref, double magnitude = 0) {
+  const double g = Type<T>::decode(got);
+  if (std::isnan(ref)) return std::isnan(g);
+  if (std::isinf(ref)) return g == ref;
+  if (std::isnan(g) || std::isinf(g)) return false;
+  const double err = std::fabs(g - ref);
+  if constexpr (std::is_same_v<T, double>) {
+    return err <= 1e-12 * std::fabs(ref) + 1e-14 + 0x1p-49 * magnitude;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return err <= 1e-5 * std::fabs(ref) + 1e-6;
+  } else {
+    return err <= Type<T>::unit(ref) + 0x1p-20 * (magnitude + std::fabs(ref));
+  }
+}
+
+// Uniform reals with a fixed seed, so failures reproduce.
+class Random {
+ public:
+  explicit Random(uint64_t seed = 20240611) : engine_(seed) {}
+  double uniform(double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(engine_);
+  }
+  uint32_t bits32() { return static_cast<uint32_t>(engine_()); }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+// Values of type T drawn uniformly from [lo, hi] (rounded to T).
+template <class T>
+std::vector<T> random_values(Random& rng, size_t n, double lo, double hi) {
+  std::vector<T> v(n);
+  for (auto& e : v) e = Type<T>::encode(rng.uniform(lo, hi));
+  return v;
+}
+
+// The shapes every normalization kernel is swept over: channel counts
+// 1..67, spatial sizes around the vector widths (tails), N in {1, 2, 3}.
+inline const std::vector<size_t>& sweep_spatial_sizes() {
+  static const std::vector<size_t> sizes = {1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 100};
+  return sizes;
+}
+
+inline std::vector<NcsShape> full_sweep() {
+  std::vector<NcsShape> shapes;
+  for (size_t n = 1; n <= 3; ++n) {
+    for (size_t c = 1; c <= 67; ++c) {
+      for (size_t s : sweep_spatial_sizes()) shapes.push_back({n, c, s});
+    }
+  }
+  return shapes;
+}
+
+// A smaller sweep for the comparisons between SIMD levels, plus shapes large
+// enough to run on several threads and with non-temporal stores.
+inline std::vector<NcsShape> level_sweep() {
+  std::vector<NcsShape> shapes;
+  for (size_t c : {1, 3, 16, 67}) {
+    for (size_t s : sweep_spatial_sizes()) shapes.push_back({2, c, s});
+  }
+  shapes.push_back({3, 5, 20000});
+  shapes.push_back({700, 67, 1});
+  shapes.push_back({2, 33, 1000});
+  return shapes;
+}
+
+}  // namespace bnorm::kernels::testing
