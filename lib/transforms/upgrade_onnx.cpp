@@ -5,6 +5,7 @@
 #include <onnx/version_converter/convert.h>
 
 #include <algorithm>
+#include <map>
 
 #include "core/error.h"
 #include "model/model.h"
@@ -35,6 +36,25 @@ const RemovedOp* removed_op(const std::string& op) {
   return nullptr;
 }
 
+}  // namespace
+
+const std::vector<int>* type_only_versions(const std::string& op) {
+  // Schema versions whose change only added element types (Reshape-14 also
+  // added allowzero, whose default keeps the old meaning). Checked against
+  // ONNX's schemas by tests/upgrade_type_only_test.cpp.
+  static const std::map<std::string, std::vector<int>> table{
+      {"Abs", {13}},      {"Add", {13, 14}},  {"Concat", {13}},   {"Div", {13, 14}},     {"Dropout", {13}},     {"Exp", {13}},
+      {"Flatten", {9, 11, 13}},  {"Gemm", {7, 9, 11, 13}},     {"Identity", {13, 14, 16}}, {"LeakyRelu", {16}}, {"Log", {13}},
+      {"MatMul", {13}},   {"MaxPool", {12}},  {"Mul", {13, 14}},  {"Neg", {13}},         {"Reciprocal", {13}},
+      {"Relu", {13, 14}}, {"Reshape", {13, 14}}, {"Sigmoid", {13}}, {"Sqrt", {13}},      {"Sub", {13, 14}},
+      {"Sum", {13}},      {"Tanh", {13}},     {"Transpose", {13}},
+  };
+  auto it = table.find(op);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+namespace {
+
 bool is_softmax_family(const std::string& op) { return op == "Softmax" || op == "LogSoftmax" || op == "Hardmax"; }
 
 bool crosses_12_13(int64_t from, int64_t to) { return std::min(from, to) <= 12 && std::max(from, to) >= 13; }
@@ -56,11 +76,45 @@ const std::string& placeholder_op() {
   return name;
 }
 
+bool attr_set(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name && a.i() != 0) return true;
+  return false;
+}
+
+// Going down across only type-only schema changes, the node stays as it is
+// (ONNX 1.12 lacks adapters for several, e.g. Relu 14 -> 13). The strict
+// checker run on every written model catches a type the older schema lacks.
+bool type_only_downgrade(const onnx::NodeProto& n, int64_t from, int64_t to) {
+  if (to >= from) return false;
+  const std::vector<int>* versions = type_only_versions(n.op_type());
+  if (!versions) return false;
+  // Changes that are type-only for the node at hand: Reshape-14's allowzero
+  // unset, Flatten-11 (negative axis) with a non-negative axis, Gemm-11
+  // (optional C) with C given; Gemm-7 (C always broadcast) gets broadcast = 1
+  // in hide_nodes.
+  if (n.op_type() == "Reshape" && attr_set(n, "allowzero")) return false;
+  if (n.op_type() == "Flatten" && to < 11) {
+    for (const auto& a : n.attribute())
+      if (a.name() == "axis" && a.i() < 0) return false;
+  }
+  if (n.op_type() == "Gemm" && to < 11 && (n.input_size() < 3 || n.input(2).empty())) return false;
+  for (int64_t o = from; o > to; --o) {
+    const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(o), "");
+    if (!schema) return false;
+    const int v = schema->SinceVersion();
+    if (v <= to) break;
+    if (std::find(versions->begin(), versions->end(), v) == versions->end()) return false;
+  }
+  return true;
+}
+
 bool hide_kind(const onnx::NodeProto& n, int64_t from, int64_t to, HiddenKind* kind) {
   if (!is_default_domain(n.domain())) *kind = HiddenKind::foreign;
   else if (is_norm_node(n)) *kind = HiddenKind::norm;
   else if (is_softmax_family(n.op_type()) && crosses_12_13(from, to)) *kind = HiddenKind::softmax;
   else if (removed_op(n.op_type())) *kind = HiddenKind::foreign;
+  else if (type_only_downgrade(n, from, to)) *kind = HiddenKind::foreign;
   else return false;
   return true;
 }
@@ -122,6 +176,14 @@ std::vector<Hidden> hide_nodes(onnx::ModelProto& work, const onnx::ModelProto& i
       if (!hide_kind(g.node(i), from, to, &kind)) continue;
       onnx::NodeProto* n = g.mutable_node(i);
       hidden.push_back({kind, *n, &originals[k]->node(i)});
+      // Gemm-7 dropped `broadcast` and always broadcasts C: below 7 that is broadcast = 1.
+      if (n->op_type() == "Gemm" && is_default_domain(n->domain()) && from >= 7 && to < 7 &&
+          !attr_set(*n, "broadcast")) {
+        auto* b = hidden.back().original.add_attribute();
+        b->set_name("broadcast");
+        b->set_type(onnx::AttributeProto::INT);
+        b->set_i(1);
+      }
       onnx::NodeProto p;
       p.set_name(n->name());
       p.set_op_type(placeholder_op());

@@ -41,6 +41,10 @@ void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to);
 // placeholders in `work`, a copy of `inferred` (same graphs, same order).
 std::vector<Hidden> hide_nodes(onnx::ModelProto& work, const onnx::ModelProto& inferred, int64_t from, int64_t to);
 
+// The schema versions of `op` whose change only added element types, so
+// that a node crosses them downward unchanged; nullptr for other ops.
+const std::vector<int>* type_only_versions(const std::string& op);
+
 // The hidden node a placeholder stands for; nullptr when `n` is none.
 const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>& hidden);
 
