@@ -3,8 +3,6 @@
 // fused kernels do.
 #include "kernels/activation.h"
 
-#include <algorithm>
-
 #include "kernels/affine_rows.h"
 #include "kernels/elementwise.h"
 #include "kernels/isa.h"
@@ -14,17 +12,15 @@ namespace {
 
 template <class T, class C>
 void activation(const T* x, T* y, size_t n, const Activation& act) noexcept {
-  detail::RowOp<C> op;
-  op.mode = detail::RowMode::Identity;
-  op.kind = act.kind;
-  op.alpha = static_cast<C>(act.alpha);
-  op.beta = static_cast<C>(act.beta);
+  const detail::RowOp<C> op{detail::RowMode::Identity, 0, 1, 0, act.kind,
+                            static_cast<C>(act.alpha), static_cast<C>(act.beta)};
   const bool stream = x != y && n * sizeof(T) >= streaming_threshold_bytes();
-  const size_t tasks = (n + detail::kSegmentElements - 1) / detail::kSegmentElements;
-  detail::for_tasks(tasks, n >= detail::kParallelMinElements, [&](size_t t) {
-    const size_t begin = t * detail::kSegmentElements;
-    const size_t count = std::min(detail::kSegmentElements, n - begin);
-    detail::affine_span(x + begin, y + begin, count, op, stream);
+  const bool parallel = n >= detail::kParallelMinElements;
+  const size_t tasks = detail::task_count(n, n, parallel);
+  detail::for_tasks(tasks, parallel, stream, [&](size_t t) {
+    const size_t begin = detail::task_begin(t, tasks, n);
+    const size_t end = detail::task_begin(t + 1, tasks, n);
+    detail::affine_rows(x + begin, y + begin, 1, end - begin, &op, stream);
   });
 }
 

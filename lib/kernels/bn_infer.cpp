@@ -18,14 +18,7 @@ void bn_infer(const T* x, T* y, NcsShape shape, const BnInferParams<C>& p,
   const auto beta = static_cast<C>(act.beta);
   detail::normalize_channels<T, C>(x, y, shape, [&](size_t c) {
     const Affine<C> f = to_affine(p.scale[c], p.bias[c], p.mean[c], p.var[c], p.epsilon);
-    detail::RowOp<C> op;
-    op.mode = detail::RowMode::Plain;
-    op.a = f.scale;
-    op.b = f.shift;
-    op.kind = act.kind;
-    op.alpha = alpha;
-    op.beta = beta;
-    return op;
+    return detail::RowOp<C>{detail::RowMode::Plain, 0, f.scale, f.shift, act.kind, alpha, beta};
   });
 }
 

@@ -43,14 +43,27 @@ Units units_of(NcsShape shape) noexcept {
   return {false, 1, rows, (shape.n + rows - 1) / rows};
 }
 
+// Unit u of channel c when rows are long: a row segment.
 template <class T>
-Moments unit_moments(const T* x, NcsShape shape, size_t c, size_t u, const Units& units) noexcept {
+const T* long_unit(const T* x, NcsShape shape, size_t c, size_t u, const Units& units,
+                   size_t* len) noexcept {
+  const size_t begin = (u % units.segments) * detail::kSegmentElements;
+  *len = std::min(detail::kSegmentElements, shape.s - begin);
+  return x + ((u / units.segments) * shape.c + c) * shape.s + begin;
+}
+
+// The moments of unit u of channel c; `more`: unit u + 1 comes next (its
+// start is prefetched meanwhile).
+template <class T>
+Moments unit_moments(const T* x, NcsShape shape, size_t c, size_t u, const Units& units,
+                     bool more) noexcept {
   const size_t S = shape.s;
   if (units.long_rows) {
-    const size_t n = u / units.segments;
-    const size_t begin = (u % units.segments) * detail::kSegmentElements;
-    return detail::span_moments(x + (n * shape.c + c) * S + begin,
-                                std::min(detail::kSegmentElements, S - begin));
+    size_t len = 0;
+    size_t next_len = 0;
+    const T* span = long_unit(x, shape, c, u, units, &len);
+    const T* next = more ? long_unit(x, shape, c, u + 1, units, &next_len) : nullptr;
+    return detail::span_moments(span, len, next, next_len);
   }
   T gathered[detail::kMomentsChunk];
   size_t len = 0;
@@ -77,12 +90,13 @@ void batch_stats(const T* x, NcsShape shape, double* mean, double* var) noexcept
   Moments piece[kPiecesPerRound];
   for (size_t c0 = 0; c0 < shape.c; c0 += channels_per_round) {
     const size_t c1 = std::min(shape.c, c0 + channels_per_round);
-    detail::for_tasks((c1 - c0) * pieces, parallel, [&](size_t t) {
+    detail::for_tasks((c1 - c0) * pieces, parallel, false, [&](size_t t) {
       const size_t c = c0 + t / pieces;
       const size_t p = t % pieces;
       Moments m;
-      for (size_t u = p * units.count / pieces; u < (p + 1) * units.count / pieces; ++u) {
-        m = detail::merge(m, unit_moments(x, shape, c, u, units));
+      const size_t end = (p + 1) * units.count / pieces;
+      for (size_t u = p * units.count / pieces; u < end; ++u) {
+        m = detail::merge(m, unit_moments(x, shape, c, u, units, u + 1 < end));
       }
       piece[t] = m;
     });

@@ -33,11 +33,12 @@ BNORM_ENTRY_AVX512 void convert_avx512(const Tin* x, Tout* y, size_t n, bool str
 template <class Tin, class Tout>
 void convert(const Tin* x, Tout* y, size_t n) noexcept {
   const bool stream = n * sizeof(Tout) >= streaming_threshold_bytes();
-  const size_t tasks = (n + detail::kSegmentElements - 1) / detail::kSegmentElements;
+  const bool parallel = n >= detail::kParallelMinElements;
+  const size_t tasks = detail::task_count(n, n, parallel);
   const Isa isa = active_isa();
-  detail::for_tasks(tasks, n >= detail::kParallelMinElements, [&](size_t t) {
-    const size_t begin = t * detail::kSegmentElements;
-    const size_t count = std::min(detail::kSegmentElements, n - begin);
+  detail::for_tasks(tasks, parallel, stream, [&](size_t t) {
+    const size_t begin = detail::task_begin(t, tasks, n);
+    const size_t count = detail::task_begin(t + 1, tasks, n) - begin;
     switch (isa) {
       case Isa::Avx512: return convert_avx512(x + begin, y + begin, count, stream);
       case Isa::Avx2: return convert_avx2(x + begin, y + begin, count, stream);

@@ -7,13 +7,17 @@
 // partial vector is computed on a zero-padded copy and op is told how many
 // lanes count, so every element goes through the same vector code (results
 // do not depend on where a span starts or ends). With `stream`, stores are
-// non-temporal after a few plain ones that align y. y == x is allowed.
+// non-temporal after a few plain ones that align y (the caller fences them,
+// see for_tasks). y == x is allowed.
 // Reencoded: y has x's 16-bit type, so NaN payloads of f16 input need not
-// survive the decoding (load_quieted).
+// survive the decoding (load_quieted). Streaming loops also prefetch their
+// input.
 //
 // Plus the helpers around it: activation on a vector, a switch from the
-// run-time activation kind to a compile-time tag, and the OpenMP task loop.
+// run-time activation kind to a compile-time tag, and the OpenMP tasks.
 #pragma once
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -28,6 +32,13 @@ namespace bnorm::kernels::detail {
 constexpr size_t kParallelMinElements = size_t{1} << 15;
 // Elements per task when a kernel splits long rows.
 constexpr size_t kSegmentElements = size_t{1} << 14;
+// How far ahead loops prefetch: streaming loops their input (a single
+// thread then reaches ~10% more bandwidth than with the hardware
+// prefetcher alone), the others their input, and their output for writing
+// (PREFETCHW), which brings data in L2 to memcpy's speed. Measured on a
+// Sapphire Rapids core.
+constexpr size_t kPrefetchBytes = 2048;
+constexpr size_t kCachedPrefetchBytes = 1024;
 
 // The compute vector of storage type T at level I.
 template <class I, class T>
@@ -43,7 +54,7 @@ inline VecOf<I, T> load_input(const T* p) noexcept {
 }
 
 template <class I, bool Reencoded, class Tin, class Tout, class Op>
-inline void map_partial(const Tin* x, Tout* y, size_t i, size_t count, const Op& op) noexcept {
+inline void map_partial(const Tin* x, Tout* y, size_t i, size_t count, Op op) noexcept {
   using V = VecOf<I, Tin>;
   constexpr size_t W = simd::lanes<V>();
   Tin in[W] = {};
@@ -53,8 +64,50 @@ inline void map_partial(const Tin* x, Tout* y, size_t i, size_t count, const Op&
   std::copy(out, out + count, y + i);
 }
 
+// The aligned main part of map_span, four vectors per iteration: all loads
+// before the stores, which keeps more memory accesses in flight (and in
+// place use correct). Returns where it stopped.
+template <class I, bool Reencoded, bool Stream, class Tin, class Tout, class Op>
+inline size_t map_main(const Tin* x, Tout* y, size_t i, size_t n, const Op& op) noexcept {
+  using V = VecOf<I, Tin>;
+  constexpr size_t W = simd::lanes<V>();
+  constexpr size_t kStepBytes = 4 * W * sizeof(Tin);
+  constexpr size_t kStepOutBytes = 4 * W * sizeof(Tout);
+  for (; i + 4 * W <= n; i += 4 * W) {
+    if constexpr (Stream) {  // memory-bound: prefetch the input too
+      const char* ahead = reinterpret_cast<const char*>(x + i) + kPrefetchBytes;
+      for (size_t b = 0; b < kStepBytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
+    } else {  // from cache: fetch input and output lines (for writing) early
+      const char* ahead = reinterpret_cast<const char*>(x + i) + kCachedPrefetchBytes;
+      char* out_ahead = reinterpret_cast<char*>(y + i) + kCachedPrefetchBytes;
+      for (size_t b = 0; b < kStepBytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
+      for (size_t b = 0; b < kStepOutBytes; b += 64) __builtin_prefetch(out_ahead + b, 1, 3);
+    }
+    const V v0 = load_input<I, Reencoded>(x + i);
+    const V v1 = load_input<I, Reencoded>(x + i + W);
+    const V v2 = load_input<I, Reencoded>(x + i + 2 * W);
+    const V v3 = load_input<I, Reencoded>(x + i + 3 * W);
+    const V r[4] = {op(v0, i, W), op(v1, i + W, W), op(v2, i + 2 * W, W), op(v3, i + 3 * W, W)};
+    for (size_t k = 0; k < 4; ++k) {
+      if constexpr (Stream) {
+        I::stream(y + i + k * W, r[k]);
+      } else {
+        I::store(y + i + k * W, r[k]);
+      }
+    }
+  }
+  for (; i + W <= n; i += W) {
+    if constexpr (Stream) {
+      I::stream(y + i, op(load_input<I, Reencoded>(x + i), i, W));
+    } else {
+      I::store(y + i, op(load_input<I, Reencoded>(x + i), i, W));
+    }
+  }
+  return i;
+}
+
 template <class I, bool Reencoded = false, class Tin, class Tout, class Op>
-inline void map_span(const Tin* x, Tout* y, size_t n, bool stream, const Op& op) noexcept {
+inline void map_span(const Tin* x, Tout* y, size_t n, bool stream, Op op) noexcept {
   using V = VecOf<I, Tin>;
   constexpr size_t W = simd::lanes<V>();
   size_t i = 0;
@@ -66,35 +119,9 @@ inline void map_span(const Tin* x, Tout* y, size_t n, bool stream, const Op& op)
       map_partial<I, Reencoded>(x, y, 0, i, op);
     }
   }
-  // Four vectors per iteration: all loads before the stores, which keeps
-  // more memory accesses in flight (and keeps in place use correct).
-  if (stream) {
-    for (; i + 4 * W <= n; i += 4 * W) {
-      const V v0 = load_input<I, Reencoded>(x + i);
-      const V v1 = load_input<I, Reencoded>(x + i + W);
-      const V v2 = load_input<I, Reencoded>(x + i + 2 * W);
-      const V v3 = load_input<I, Reencoded>(x + i + 3 * W);
-      I::stream(y + i, op(v0, i, W));
-      I::stream(y + i + W, op(v1, i + W, W));
-      I::stream(y + i + 2 * W, op(v2, i + 2 * W, W));
-      I::stream(y + i + 3 * W, op(v3, i + 3 * W, W));
-    }
-    for (; i + W <= n; i += W) I::stream(y + i, op(load_input<I, Reencoded>(x + i), i, W));
-  } else {
-    for (; i + 4 * W <= n; i += 4 * W) {
-      const V v0 = load_input<I, Reencoded>(x + i);
-      const V v1 = load_input<I, Reencoded>(x + i + W);
-      const V v2 = load_input<I, Reencoded>(x + i + 2 * W);
-      const V v3 = load_input<I, Reencoded>(x + i + 3 * W);
-      I::store(y + i, op(v0, i, W));
-      I::store(y + i + W, op(v1, i + W, W));
-      I::store(y + i + 2 * W, op(v2, i + 2 * W, W));
-      I::store(y + i + 3 * W, op(v3, i + 3 * W, W));
-    }
-    for (; i + W <= n; i += W) I::store(y + i, op(load_input<I, Reencoded>(x + i), i, W));
-  }
+  i = stream ? map_main<I, Reencoded, true>(x, y, i, n, op)
+             : map_main<I, Reencoded, false>(x, y, i, n, op);
   if (i < n) map_partial<I, Reencoded>(x, y, i, n - i, op);
-  if (stream) _mm_sfence();
 }
 
 // p[i..i+W) as a vector; lanes past `count` are 0.
@@ -148,12 +175,42 @@ inline void with_kind(ActivationKind kind, const Fn& fn) noexcept {
   }
 }
 
+// How many tasks to cut `items` into: at least enough for each to hold at
+// most max_per_task items, and, when parallel, a multiple of the thread
+// count, so that static scheduling gives every thread the same share.
+inline size_t task_count(size_t items, size_t max_per_task, bool parallel) noexcept {
+  max_per_task = std::max<size_t>(1, max_per_task);
+  size_t tasks = std::max<size_t>(1, (items + max_per_task - 1) / max_per_task);
+  if (parallel) {
+    const auto threads = static_cast<size_t>(std::max(1, omp_get_max_threads()));
+    tasks = (tasks + threads - 1) / threads * threads;
+  }
+  return std::min(tasks, std::max<size_t>(items, 1));
+}
+
+// The first item of task t out of `tasks` (task t has items [task_begin(t),
+// task_begin(t + 1)); shares differ by one at most).
+inline size_t task_begin(size_t t, size_t tasks, size_t items) noexcept {
+  return items / tasks * t + std::min(t, items % tasks);
+}
+
 // body(t) for t in [0, tasks), spread over the OpenMP threads when
-// `parallel` (static schedule: equal tasks, equal shares).
+// `parallel` (static schedule: equal tasks, equal shares). With `fence`,
+// each thread ends with an sfence, making its non-temporal stores visible
+// before the kernel returns.
 template <class Fn>
-inline void for_tasks(size_t tasks, bool parallel, const Fn& body) noexcept {
-#pragma omp parallel for schedule(static) if (parallel && tasks > 1)
-  for (size_t t = 0; t < tasks; ++t) body(t);
+inline void for_tasks(size_t tasks, bool parallel, bool fence, const Fn& body) noexcept {
+  if (!parallel || tasks <= 1) {
+    for (size_t t = 0; t < tasks; ++t) body(t);
+    if (fence) _mm_sfence();
+    return;
+  }
+#pragma omp parallel
+  {
+#pragma omp for schedule(static) nowait
+    for (size_t t = 0; t < tasks; ++t) body(t);
+    if (fence) _mm_sfence();
+  }
 }
 
 }  // namespace bnorm::kernels::detail

@@ -1,9 +1,11 @@
-// InstanceNormalization (see instance_norm.h): per row, moments then the
-// Centered mode of the normalization loops.
+// InstanceNormalization (see instance_norm.h): per row, the moments, then
+// the Centered mode of the normalization loops while the row is in cache.
 // No FMA contraction in to_affine, whatever flags the library is built with.
 #pragma GCC optimize("fp-contract=off")
 
 #include "kernels/instance_norm.h"
+
+#include <algorithm>
 
 #include "kernels/affine_rows.h"
 #include "kernels/elementwise.h"
@@ -14,18 +16,73 @@
 namespace bnorm::kernels {
 namespace {
 
+// Long rows, software-pipelined: row r is normalized a chunk at a time,
+// and after each chunk the same chunk of row r + 1 goes into its moments,
+// so that reading X (for the statistics) and writing Y overlap in memory.
+// Moments merge chunk by chunk in order, exactly as span_moments does.
+template <class T, class C>
+void long_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const NormParams<C>& p,
+               bool stream) noexcept {
+  const size_t S = shape.s;
+  detail::Moments m = detail::span_moments(x + r0 * S, S);
+  for (size_t r = r0; r < r1; ++r) {
+    const size_t c = r % shape.c;
+    const detail::RowOp<C> op =
+        detail::centered_op<C>(m.mean(), m.variance(), p.scale[c], p.bias[c], p.epsilon);
+    const bool more = r + 1 < r1;
+    detail::Moments next;
+    for (size_t begin = 0; begin < S; begin += detail::kMomentsChunk) {
+      const size_t len = std::min(detail::kMomentsChunk, S - begin);
+      detail::affine_rows(x + r * S + begin, y + r * S + begin, 1, len, &op, stream);
+      if (more) {
+        const T* piece = x + (r + 1) * S + begin;
+        const size_t ahead = std::min(detail::kMomentsChunk, S - begin - len);
+        next = detail::merge(next, detail::span_moments(piece, len, piece + len, ahead));
+      }
+    }
+    m = next;
+  }
+}
+
+// Short rows: groups of rows of up to kSegmentElements elements; the
+// moments of each row of a group, then the group normalized while it is
+// still in cache.
+template <class T, class C>
+void short_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const NormParams<C>& p,
+                bool stream) noexcept {
+  const size_t S = shape.s;
+  const size_t group = std::clamp<size_t>(detail::kSegmentElements / S, 1, detail::kMaxRowsPerTask);
+  detail::RowOp<C> ops[detail::kMaxRowsPerTask];
+  for (size_t g0 = r0; g0 < r1; g0 += group) {
+    const size_t g1 = std::min(r1, g0 + group);
+    for (size_t r = g0; r < g1; ++r) {
+      const size_t c = r % shape.c;
+      const detail::Moments m = detail::span_moments(x + r * S, S);
+      ops[r - g0] = detail::centered_op<C>(m.mean(), m.variance(), p.scale[c], p.bias[c], p.epsilon);
+    }
+    detail::affine_rows(x + g0 * S, y + g0 * S, g1 - g0, S, ops, stream);
+  }
+}
+
 template <class T, class C>
 void instance_norm(const T* x, T* y, NcsShape shape, const NormParams<C>& p) noexcept {
   const size_t total = shape.elements();
   if (total == 0) return;
   const bool stream = x != y && total * sizeof(T) >= streaming_threshold_bytes();
+  const bool parallel = total >= detail::kParallelMinElements;
   const size_t S = shape.s;
-  detail::for_tasks(shape.n * shape.c, total >= detail::kParallelMinElements, [&](size_t row) {
-    const size_t c = row % shape.c;
-    const detail::Moments m = detail::span_moments(x + row * S, S);
-    const detail::RowOp<C> op =
-        detail::centered_op<C>(m.mean(), m.variance(), p.scale[c], p.bias[c], p.epsilon);
-    detail::affine_span(x + row * S, y + row * S, S, op, stream);
+  const size_t rows = shape.n * shape.c;
+  const bool long_row = S >= detail::kMomentsChunk;
+  const size_t tasks = detail::task_count(rows, rows, parallel);  // one per thread
+  detail::for_tasks(tasks, parallel, stream, [&](size_t t) {
+    const size_t r0 = detail::task_begin(t, tasks, rows);
+    const size_t r1 = detail::task_begin(t + 1, tasks, rows);
+    if (r0 == r1) return;
+    if (long_row) {
+      long_rows(x, y, r0, r1, shape, p, stream);
+    } else {
+      short_rows(x, y, r0, r1, shape, p, stream);
+    }
   });
 }
 

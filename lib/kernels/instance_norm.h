@@ -4,8 +4,8 @@
 //   var[n, c]  = sum over s of (x[n, c, s] - mean[n, c])^2 / S   (population)
 //   y[n, c, s] = scale[c] * (x[n, c, s] - mean[n, c]) / sqrt(var[n, c] + epsilon) + B[c]
 //
-// Statistics in double (moments.h), one row of S elements at a time, then
-// the row is normalized while it is still in cache, as bn_train.h does:
+// Statistics in double (moments.h) for a group of rows of S elements, then
+// the group is normalized while it is still in cache, as bn_train.h does:
 // (x - m) * a + b with m = mean rounded to the compute type and a, b from
 // to_affine in double. Compute type float for f32/f16/bf16 (f16/bf16 data
 // decoded exactly, the result rounded once), double for f64. Parameters:

@@ -35,10 +35,32 @@ inline double add_lanes(double* lane) noexcept {
   return lane[0];
 }
 
+// Prefetches bytes [begin, end) of p over `steps` calls of step(), a few
+// lines each, so that memory keeps streaming the next chunk while a pass
+// works on this one from L1 (the prefetches wait when too many are in
+// flight).
+class Prefetcher {
+ public:
+  Prefetcher(const char* p, size_t begin, size_t end, size_t steps) noexcept
+      : next_(p + begin), end_(p + end),
+        lines_per_step_((end - begin + 64 * steps - 1) / (64 * steps)) {}
+
+  void step() noexcept {
+    for (size_t k = 0; k < lines_per_step_ && next_ < end_; ++k, next_ += 64) {
+      _mm_prefetch(next_, _MM_HINT_T0);
+    }
+  }
+
+ private:
+  const char* next_;
+  const char* end_;
+  size_t lines_per_step_;
+};
+
 // The sum of x[0, n) over the lanes; with Widen, x is also copied to
 // `wide` as doubles, so that the second pass converts nothing.
 template <class I, bool Widen, class T>
-inline double lane_sum(const T* x, size_t n, double* wide) noexcept {
+inline double lane_sum(const T* x, size_t n, double* wide, Prefetcher prefetch) noexcept {
   using D = typename I::D;
   constexpr size_t kD = simd::lanes<D>();
   constexpr size_t kVecs = kLanes / kD;
@@ -46,6 +68,7 @@ inline double lane_sum(const T* x, size_t n, double* wide) noexcept {
   for (auto& a : acc) a = simd::splat<D>(0.0);
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
+    prefetch.step();
     for (size_t v = 0; v < kVecs; ++v) {
       const D d = load_double<I>(x + i + v * kD);
       if constexpr (Widen) I::store(wide + i + v * kD, d);
@@ -64,7 +87,7 @@ inline double lane_sum(const T* x, size_t n, double* wide) noexcept {
 
 // The sum of (x - mean)^2 over x[0, n), over the lanes.
 template <class I>
-inline double lane_squares(const double* x, size_t n, double mean) noexcept {
+inline double lane_squares(const double* x, size_t n, double mean, Prefetcher prefetch) noexcept {
   using D = typename I::D;
   constexpr size_t kD = simd::lanes<D>();
   constexpr size_t kVecs = kLanes / kD;
@@ -73,6 +96,7 @@ inline double lane_squares(const double* x, size_t n, double mean) noexcept {
   for (auto& a : acc) a = simd::splat<D>(0.0);
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
+    prefetch.step();
     for (size_t v = 0; v < kVecs; ++v) {
       const D e = I::load(x + i + v * kD) - m;
       acc[v] += e * e;
@@ -84,66 +108,82 @@ inline double lane_squares(const double* x, size_t n, double mean) noexcept {
   return add_lanes(lane);
 }
 
-template <class I>
-inline Moments chunk_moments(const double* x, size_t n) noexcept {
+// Moments of one chunk; the `ahead_bytes` at `ahead` (what comes next) are
+// prefetched, half during each pass.
+template <class I, class T>
+inline Moments chunk_moments(const T* x, size_t n, const char* ahead,
+                             size_t ahead_bytes) noexcept {
+  const size_t blocks = std::max<size_t>(1, n / kLanes);
+  const Prefetcher first(ahead, 0, ahead_bytes / 2, blocks);
+  const Prefetcher second(ahead, ahead_bytes / 2, ahead_bytes, blocks);
   const double count = static_cast<double>(n);
-  const double sum = lane_sum<I, false>(x, n, nullptr);
-  return {count, sum, lane_squares<I>(x, n, sum / count)};
-}
-
-template <class I>
-inline Moments chunk_moments(const float* x, size_t n) noexcept {
-  double wide[kMomentsChunk];
-  const double count = static_cast<double>(n);
-  const double sum = lane_sum<I, true>(x, n, wide);
-  return {count, sum, lane_squares<I>(wide, n, sum / count)};
+  if constexpr (std::is_same_v<T, double>) {
+    const double sum = lane_sum<I, false>(x, n, nullptr, first);
+    return {count, sum, lane_squares<I>(x, n, sum / count, second)};
+  } else {
+    double wide[kMomentsChunk];
+    const double sum = lane_sum<I, true>(x, n, wide, first);
+    return {count, sum, lane_squares<I>(wide, n, sum / count, second)};
+  }
 }
 
 template <class I, class T>
-inline Moments moments_body(const T* x, size_t n) noexcept {
+inline Moments moments_body(const T* x, size_t n, const T* next_span, size_t next_n) noexcept {
   Moments total;
   for (size_t begin = 0; begin < n; begin += kMomentsChunk) {
     const size_t count = std::min(kMomentsChunk, n - begin);
+    const bool last = begin + count == n;
+    const T* next = last ? next_span : x + begin + count;
+    const size_t ahead = next == nullptr ? 0 : std::min(kMomentsChunk, last ? next_n : n - begin - count);
+    const char* ahead_bytes = reinterpret_cast<const char*>(next);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      total = merge(total, chunk_moments<I>(x + begin, count));
+      total = merge(total, chunk_moments<I>(x + begin, count, ahead_bytes, ahead * sizeof(T)));
     } else {
       float decoded[kMomentsChunk];
       using V = VecOf<I, T>;
       map_span<I>(x + begin, decoded, count, false, [](const V& v, size_t, size_t) { return v; });
-      total = merge(total, chunk_moments<I>(decoded, count));
+      total = merge(total, chunk_moments<I>(decoded, count, ahead_bytes, ahead * sizeof(T)));
     }
   }
   return total;
 }
 
 template <class T>
-BNORM_ENTRY_GENERIC Moments moments_generic(const T* x, size_t n) {
-  return moments_body<simd::Generic>(x, n);
+BNORM_ENTRY_GENERIC Moments moments_generic(const T* x, size_t n, const T* next, size_t next_n) {
+  return moments_body<simd::Generic>(x, n, next, next_n);
 }
 template <class T>
-BNORM_ENTRY_AVX2 Moments moments_avx2(const T* x, size_t n) {
-  return moments_body<simd::Avx2>(x, n);
+BNORM_ENTRY_AVX2 Moments moments_avx2(const T* x, size_t n, const T* next, size_t next_n) {
+  return moments_body<simd::Avx2>(x, n, next, next_n);
 }
 template <class T>
-BNORM_ENTRY_AVX512 Moments moments_avx512(const T* x, size_t n) {
-  return moments_body<simd::Avx512>(x, n);
+BNORM_ENTRY_AVX512 Moments moments_avx512(const T* x, size_t n, const T* next, size_t next_n) {
+  return moments_body<simd::Avx512>(x, n, next, next_n);
 }
 
 template <class T>
-Moments dispatch(const T* x, size_t n) noexcept {
+Moments dispatch(const T* x, size_t n, const T* next, size_t next_n) noexcept {
   switch (active_isa()) {
-    case Isa::Avx512: return moments_avx512(x, n);
-    case Isa::Avx2: return moments_avx2(x, n);
-    case Isa::Generic: return moments_generic(x, n);
+    case Isa::Avx512: return moments_avx512(x, n, next, next_n);
+    case Isa::Avx2: return moments_avx2(x, n, next, next_n);
+    case Isa::Generic: return moments_generic(x, n, next, next_n);
   }
   return {};
 }
 
 }  // namespace
 
-Moments span_moments(const float* x, size_t n) noexcept { return dispatch(x, n); }
-Moments span_moments(const double* x, size_t n) noexcept { return dispatch(x, n); }
-Moments span_moments(const f16* x, size_t n) noexcept { return dispatch(x, n); }
-Moments span_moments(const bf16* x, size_t n) noexcept { return dispatch(x, n); }
+Moments span_moments(const float* x, size_t n, const float* next, size_t next_n) noexcept {
+  return dispatch(x, n, next, next_n);
+}
+Moments span_moments(const double* x, size_t n, const double* next, size_t next_n) noexcept {
+  return dispatch(x, n, next, next_n);
+}
+Moments span_moments(const f16* x, size_t n, const f16* next, size_t next_n) noexcept {
+  return dispatch(x, n, next, next_n);
+}
+Moments span_moments(const bf16* x, size_t n, const bf16* next, size_t next_n) noexcept {
+  return dispatch(x, n, next, next_n);
+}
 
 }  // namespace bnorm::kernels::detail

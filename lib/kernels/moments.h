@@ -6,7 +6,9 @@
 // from its own mean (the two-pass formula, no cancellation). Chunks and
 // spans are merged with Chan et al.'s update
 //   M2 = M2a + M2b + (mean_b - mean_a)^2 * na * nb / (na + nb)
-// so memory is read once. Sums run over 32 fixed lanes (element i goes to
+// so memory is read once (the second pass prefetches the next chunk, or
+// the start of the next span).
+// Sums run over 32 fixed lanes (element i goes to
 // lane i % 32), whatever the vector width, so results are bitwise equal at
 // every SIMD level. The mean is reported as sum / count, so an infinity in
 // the data gives an infinite mean (and a NaN variance), as the formula does.
@@ -38,9 +40,15 @@ inline Moments merge(const Moments& a, const Moments& b) noexcept {
 }
 
 // Moments of x[0, n); dispatch on active_isa(), calling thread only.
-Moments span_moments(const float* x, size_t n) noexcept;
-Moments span_moments(const double* x, size_t n) noexcept;
-Moments span_moments(const f16* x, size_t n) noexcept;
-Moments span_moments(const bf16* x, size_t n) noexcept;
+// `next` (may be null) is where the caller reads next: its first
+// next_n elements (up to a chunk) are prefetched during the last chunk.
+Moments span_moments(const float* x, size_t n, const float* next = nullptr,
+                     size_t next_n = 0) noexcept;
+Moments span_moments(const double* x, size_t n, const double* next = nullptr,
+                     size_t next_n = 0) noexcept;
+Moments span_moments(const f16* x, size_t n, const f16* next = nullptr,
+                     size_t next_n = 0) noexcept;
+Moments span_moments(const bf16* x, size_t n, const bf16* next = nullptr,
+                     size_t next_n = 0) noexcept;
 
 }  // namespace bnorm::kernels::detail

@@ -6,11 +6,13 @@
 // where op_c is a RowOp of affine_rows.h (Plain or Centered, one mode for
 // all channels). Two ways through, with the same arithmetic, so the result
 // does not depend on the way:
-//  - rows of S >= kRowMinElements: each row is cut into segments of
-//    kSegmentElements, one task each, with its channel's op;
+//  - rows of S >= kRowMinElements: tasks of whole rows (one per thread,
+//    up to kMaxRowsPerTask), or of segments of one row when rows are longer
+//    than kSegmentElements, each row with its channel's op;
 //  - shorter rows (S = 1 for [N, C] data): the ops of up to kBlockElements
 //    consecutive (c, s) positions are expanded into per-element arrays on
-//    the stack, and applied to that block of every n by affine_elements.
+//    the stack, and applied to that block of a range of n by
+//    affine_elements.
 // Large tensors are split over the OpenMP threads; large outputs written to
 // another buffer use non-temporal stores. y == x allowed.
 #pragma once
@@ -27,6 +29,7 @@
 namespace bnorm::kernels::detail {
 
 constexpr size_t kRowMinElements = 64;
+constexpr size_t kMaxRowsPerTask = 256;
 constexpr size_t kBlockElements = 1024;
 
 // The op normalizing with batch statistics (mean, var in double):
@@ -37,12 +40,8 @@ template <class C>
 RowOp<C> centered_op(double mean, double var, double scale, double bias, double epsilon) noexcept {
   const C m = static_cast<C>(mean);
   const Affine<double> f = to_affine(scale, bias, mean - static_cast<double>(m), var, epsilon);
-  RowOp<C> op;
-  op.mode = RowMode::Centered;
-  op.m = m;
-  op.a = static_cast<C>(f.scale);
-  op.b = static_cast<C>(f.shift);
-  return op;
+  return {RowMode::Centered, m, static_cast<C>(f.scale), static_cast<C>(f.shift),
+          ActivationKind::None, 0, 0};
 }
 
 template <class T, class C, class ChannelOp>
@@ -52,31 +51,45 @@ void normalize_channels(const T* x, T* y, NcsShape shape, const ChannelOp& chann
   const bool stream = x != y && total * sizeof(T) >= streaming_threshold_bytes();
   const bool parallel = total >= kParallelMinElements;
   const size_t S = shape.s;
+  const size_t rows = shape.n * shape.c;
 
-  if (S >= kRowMinElements) {
+  if (S > kSegmentElements) {  // long rows: segments of one row per task
     const size_t segments = (S + kSegmentElements - 1) / kSegmentElements;
-    for_tasks(shape.n * shape.c * segments, parallel, [&](size_t t) {
+    for_tasks(rows * segments, parallel, stream, [&](size_t t) {
       const size_t row = t / segments;
-      const size_t begin = (t % segments) * kSegmentElements;
-      const size_t offset = row * S + begin;
+      const size_t begin = task_begin(t % segments, segments, S);
+      const size_t end = task_begin(t % segments + 1, segments, S);
       const RowOp<C> op = channel_op(row % shape.c);
-      affine_span(x + offset, y + offset, std::min(kSegmentElements, S - begin), op, stream);
+      affine_rows(x + row * S + begin, y + row * S + begin, 1, end - begin, &op, stream);
     });
     return;
   }
 
+  if (S >= kRowMinElements) {  // whole rows, up to kMaxRowsPerTask per task
+    const size_t tasks = task_count(rows, kMaxRowsPerTask, parallel);
+    for_tasks(tasks, parallel, stream, [&](size_t t) {
+      const size_t r0 = task_begin(t, tasks, rows);
+      const size_t r1 = task_begin(t + 1, tasks, rows);
+      RowOp<C> ops[kMaxRowsPerTask];
+      for (size_t r = r0; r < r1; ++r) ops[r - r0] = channel_op(r % shape.c);
+      affine_rows(x + r0 * S, y + r0 * S, r1 - r0, S, ops, stream);
+    });
+    return;
+  }
+
+  // Short rows: blocks of (c, s) positions with expanded parameters, each
+  // applied to a range of n.
   const size_t plane = shape.c * S;  // elements per n
   const size_t block = std::min(plane, kBlockElements);
   const size_t blocks = (plane + block - 1) / block;
-  const size_t rows_per_task = std::max<size_t>(1, kSegmentElements / block);
-  const size_t parts = (shape.n + rows_per_task - 1) / rows_per_task;
-  for_tasks(blocks * parts, parallel, [&](size_t t) {
+  const size_t parts = task_count(shape.n, shape.n, parallel);
+  for_tasks(blocks * parts, parallel, stream, [&](size_t t) {
     const size_t j0 = (t / parts) * block;
     const size_t len = std::min(block, plane - j0);
     C m[kBlockElements];
     C a[kBlockElements];
     C b[kBlockElements];
-    RowOp<C> op;
+    RowOp<C> op{};
     for (size_t j = 0; j < len; ++j) {
       if (j == 0 || (j0 + j) % S == 0) op = channel_op((j0 + j) / S);
       m[j] = op.m;
@@ -85,12 +98,9 @@ void normalize_channels(const T* x, T* y, NcsShape shape, const ChannelOp& chann
     }
     const ElementOp<C> ops{op.mode == RowMode::Centered ? m : nullptr, a, b, op.kind, op.alpha,
                            op.beta};
-    const size_t n0 = (t % parts) * rows_per_task;
-    const size_t n1 = std::min(shape.n, n0 + rows_per_task);
-    for (size_t n = n0; n < n1; ++n) {
-      const size_t offset = n * plane + j0;
-      affine_elements(x + offset, y + offset, len, ops, stream);
-    }
+    const size_t n0 = task_begin(t % parts, parts, shape.n);
+    const size_t n1 = task_begin(t % parts + 1, parts, shape.n);
+    affine_elements(x + n0 * plane + j0, y + n0 * plane + j0, n1 - n0, plane, len, ops, stream);
   });
 }
 

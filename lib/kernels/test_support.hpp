@@ -192,6 +192,7 @@ inline std::vector<NcsShape> level_sweep() {
     for (size_t s : sweep_spatial_sizes()) shapes.push_back({2, c, s});
   }
   shapes.push_back({3, 5, 20000});
+  shapes.push_back({2, 3, 4097});
   shapes.push_back({700, 67, 1});
   shapes.push_back({2, 33, 1000});
   return shapes;
