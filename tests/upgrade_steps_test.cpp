@@ -12,8 +12,10 @@
 #include "eval/test_graph.h"
 #include "transforms/upgrade.h"
 #include "transforms/upgrade_plan.h"
+#include "upgrade_support.h"
 
 using namespace bnorm;
+using namespace bnorm::test;
 
 namespace {
 
@@ -26,14 +28,6 @@ struct BnSpec {
   bool params_as_inputs = false;
   std::vector<std::string> exposed = {"y"};  // graph outputs
 };
-
-void add_output(onnx::GraphProto& g, const std::string& name, DType t, const std::vector<int64_t>& dims) {
-  auto* o = g.add_output();
-  o->set_name(name);
-  auto* tt = o->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(static_cast<int32_t>(t));
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
 
 Tensor param(DType t, const std::vector<int64_t>& dims, double lo, uint64_t seed) {
   std::vector<double> v(static_cast<size_t>(checked_numel(dims)));
@@ -73,32 +67,6 @@ Model bn_model(const BnSpec& s) {
   return b.model();
 }
 
-Model converted(const Model& in, int64_t to, bool inference = false, UpgradeReport* report = nullptr) {
-  Model out = in;
-  UpgradeOptions o;
-  o.target = to;
-  o.inference = inference;
-  const UpgradeReport r = upgrade_model(out, o);
-  check_model_full(out.proto);
-  if (report) *report = r;
-  return out;
-}
-
-void expect_same_outputs(const Model& before, const Model& after, const std::vector<std::string>& names = {}) {
-  const auto inputs = random_inputs(before, 7, {});
-  EvalOptions eo;
-  eo.outputs = names;
-  const auto a = evaluate(before, inputs, eo);
-  const auto b = evaluate(after, inputs, eo);
-  for (const auto& [name, t] : a) {
-    INFO("output " << name);
-    REQUIRE(b.count(name));
-    const Diff d = compare(t, b.at(name), model_compare_tolerance(t.dtype));
-    INFO(d.problem << " max abs " << d.max_abs);
-    CHECK(d.pass);
-  }
-}
-
 const onnx::NodeProto& only_bn(const Model& m) {
   const onnx::NodeProto* found = nullptr;
   for (const auto& n : m.proto.graph().node()) {
@@ -106,19 +74,6 @@ const onnx::NodeProto& only_bn(const Model& m) {
   }
   REQUIRE(found);
   return *found;
-}
-
-bool has_attr(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name) return true;
-  }
-  return false;
-}
-
-int count_op(const Model& m, const std::string& op) {
-  int k = 0;
-  for (const auto& n : m.proto.graph().node()) k += n.op_type() == op;
-  return k;
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 
 #include <onnx/defs/schema.h>
 
-#include <queue>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,6 +12,7 @@
 #include "core/error.h"
 #include "eval/activation.h"
 #include "eval/op.h"
+#include "model/graph_order.h"
 #include "model/norm_op.h"
 #include "model/tensor_proto.h"
 
@@ -37,42 +37,6 @@ struct Env {
     return nullptr;
   }
 };
-
-// Names a subgraph reads from enclosing scopes (used but not defined in it).
-void free_names(const onnx::GraphProto& g, std::set<std::string>& out) {
-  std::unordered_set<std::string> defined;
-  for (const auto& v : g.input()) defined.insert(v.name());
-  for (const auto& t : g.initializer()) defined.insert(t.name());
-  for (const auto& n : g.node()) {
-    for (const auto& o : n.output()) defined.insert(o);
-  }
-  for (const auto& n : g.node()) {
-    std::set<std::string> used(n.input().begin(), n.input().end());
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) free_names(a.g(), used);
-      for (const auto& sg : a.graphs()) free_names(sg, used);
-    }
-    for (const auto& u : used) {
-      if (!u.empty() && !defined.count(u)) out.insert(u);
-    }
-  }
-  for (const auto& o : g.output()) {
-    if (!defined.count(o.name())) out.insert(o.name());
-  }
-}
-
-// Every distinct value a node reads, subgraph references included.
-std::vector<std::string> node_reads(const onnx::NodeProto& n) {
-  std::set<std::string> used;
-  for (const auto& i : n.input()) {
-    if (!i.empty()) used.insert(i);
-  }
-  for (const auto& a : n.attribute()) {
-    if (a.has_g()) free_names(a.g(), used);
-    for (const auto& sg : a.graphs()) free_names(sg, used);
-  }
-  return {used.begin(), used.end()};
-}
 
 std::string declared_shape(const onnx::TensorShapeProto& s) {
   std::string out = "[";
@@ -172,47 +136,19 @@ Runner::Plan Runner::plan(const onnx::GraphProto& g, const Env& env, const std::
       if (!o.empty()) producer[o] = i;
     }
   }
-  std::vector<std::vector<int>> next(count);
-  std::vector<int> indegree(count, 0);
   for (int i = 0; i < count; ++i) {
     const auto& n = g.node(i);
     p.reads[i] = node_reads(n);
     for (const auto& r : p.reads[i]) {
       ++p.uses[r];
-      auto it = producer.find(r);
-      if (it != producer.end()) {
-        next[it->second].push_back(i);
-        ++indegree[i];
-      } else if (!env.find(r)) {
+      if (!producer.count(r) && !env.find(r)) {
         Error e(ErrorKind::input, fmt::format("input '{}' names no value of the graph", r));
         e.at_node(n.name(), n.op_type());
         throw e;
       }
     }
   }
-  // Kahn's algorithm, always taking the earliest ready node: a graph already
-  // sorted runs in file order.
-  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-  for (int i = 0; i < count; ++i) {
-    if (indegree[i] == 0) ready.push(i);
-  }
-  while (!ready.empty()) {
-    const int i = ready.top();
-    ready.pop();
-    p.order.push_back(i);
-    for (int j : next[i]) {
-      if (--indegree[j] == 0) ready.push(j);
-    }
-  }
-  if (static_cast<int>(p.order.size()) != count) {
-    for (int i = 0; i < count; ++i) {
-      if (indegree[i] > 0) {
-        Error e(ErrorKind::input, "the graph has a cycle through this node");
-        e.at_node(g.node(i).name(), g.node(i).op_type());
-        throw e;
-      }
-    }
-  }
+  p.order = topological_order(g, p.reads);
   if (!options_.fuse_activations) return p;
   for (int i = 0; i < count; ++i) {
     const auto& n = g.node(i);

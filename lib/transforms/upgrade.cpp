@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <unordered_set>
 
 #include "core/error.h"
 #include "model/graph_index.h"
+#include "model/graph_order.h"
 #include "model/infer.h"
 #include "transforms/upgrade_onnx.h"
 #include "transforms/upgrade_restore.h"
+#include "transforms/upgrade_value_info.h"
 
 namespace bnorm {
 
@@ -57,6 +60,65 @@ void keep_declared_value_info(onnx::ModelProto& out, const onnx::ModelProto& in)
   });
 }
 
+// ONNX's converter does not know sparse initializers (it fails on their
+// uses as undefined inputs, and drops them): while it runs they are graph
+// inputs of their type and shape, and they are put back afterwards.
+using SparseStash = std::map<std::string, google::protobuf::RepeatedPtrField<onnx::SparseTensorProto>>;
+
+SparseStash stash_sparse_initializers(onnx::ModelProto& m) {
+  SparseStash stash;
+  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
+    if (g.sparse_initializer_size() == 0) return;
+    for (const auto& s : g.sparse_initializer()) {
+      auto* in = g.add_input();
+      in->set_name(s.values().name());
+      auto* t = in->mutable_type()->mutable_tensor_type();
+      t->set_elem_type(s.values().data_type());
+      for (int64_t d : s.dims()) t->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+    g.mutable_sparse_initializer()->Swap(&stash[path]);
+  });
+  return stash;
+}
+
+void restore_sparse_initializers(onnx::ModelProto& m, SparseStash& stash) {
+  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
+    auto it = stash.find(path);
+    if (it == stash.end()) return;
+    std::unordered_set<std::string> names;
+    for (const auto& s : it->second) names.insert(s.values().name());
+    auto* inputs = g.mutable_input();
+    for (int i = inputs->size() - 1; i >= 0; --i) {
+      if (names.count(inputs->Get(i).name())) inputs->erase(inputs->begin() + i);
+    }
+    g.mutable_sparse_initializer()->Swap(&it->second);
+  });
+}
+
+// Below IR 4 every initializer must also be a graph input (ONNX's
+// converter and checker rely on it); old exporters sometimes left some out.
+void list_initializers_as_inputs(onnx::ModelProto& m, UpgradeReport& r) {
+  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
+    std::unordered_set<std::string> inputs;
+    for (const auto& v : g.input()) inputs.insert(v.name());
+    int added = 0;
+    for (const auto& t : g.initializer()) {
+      if (inputs.count(t.name())) continue;
+      auto* in = g.add_input();
+      in->set_name(t.name());
+      auto* tt = in->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(t.data_type());
+      for (int64_t d : t.dims()) tt->mutable_shape()->add_dim()->set_dim_value(d);
+      ++added;
+    }
+    if (added > 0) {
+      r.warnings.push_back(fmt::format("graph {}: {} initializer{} not listed as graph inputs, as IR version {} "
+                                       "requires; listed", path, added, added == 1 ? " was" : "s were",
+                                       m.ir_version()));
+    }
+  });
+}
+
 }  // namespace
 
 UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
@@ -68,18 +130,27 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   r.to_opset = to;
   r.from_ir = model.proto.ir_version();
 
+  if (const int reordered = sort_topologically(*model.proto.mutable_graph())) {
+    r.warnings.push_back(fmt::format("the nodes of {} graph{} were not in a topological order, as ONNX requires; "
+                                     "they were reordered", reordered, reordered == 1 ? "" : "s"));
+  }
   onnx::ModelProto inferred = with_inferred_shapes(model.proto);
   set_default_opset(inferred, from);
+  if (inferred.ir_version() < 4) list_initializers_as_inputs(inferred, r);
   inferred.set_ir_version(std::max<int64_t>(inferred.ir_version(), 3));  // IR 1/2 had no opset_import
+  if (to < from) check_downgrade_shapes(inferred, from, to);
   const GraphIndex index(inferred);
 
   onnx::ModelProto work = inferred;
   const std::vector<Hidden> hidden = hide_nodes(work, inferred, from, to);
-  if (from != to) work = run_onnx_converter(work, from, to);
+  SparseStash sparse = stash_sparse_initializers(work);
+  if (from != to) work = convert_with_onnx(work, from, to);
+  restore_sparse_initializers(work, sparse);
   restore_nodes(work, {&index, &hidden, from, to, options.inference}, r);
   forget_placeholder_domain(work);
   keep_declared_value_info(work, model.proto);
   set_default_opset(work, to);
+  declare_uninferred_types(work, inferred, to);
   work.set_ir_version(std::max(work.ir_version(), required_ir_version(to)));
   r.to_ir = work.ir_version();
   model.proto = std::move(work);

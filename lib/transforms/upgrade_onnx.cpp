@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "model/model.h"
 #include "model/norm_op.h"
+#include "transforms/steps/step.h"
 
 namespace bnorm::upgrade_detail {
 
@@ -36,16 +38,45 @@ const RemovedOp* removed_op(const std::string& op) {
   return nullptr;
 }
 
+// The first opset at which the default domain has `op`.
+int first_opset(const std::string& op) {
+  int first = 0;
+  for (const auto& sch : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+    if (sch.Name() == op && is_default_domain(sch.domain()) && (first == 0 || sch.SinceVersion() < first)) {
+      first = sch.SinceVersion();
+    }
+  }
+  return first;
+}
+
 }  // namespace
 
+const std::vector<DefaultedAttribute>& defaulted_attributes() {
+  static const std::vector<DefaultedAttribute> table{
+      {"Reshape", 14, "allowzero"}, {"MaxPool", 10, "ceil_mode"}, {"MaxPool", 10, "dilations"}};
+  return table;
+}
+
+bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
+  auto crosses = [&](int64_t v) { return std::min(from, to) < v && std::max(from, to) >= v; };
+  if (n.op_type() == "Dropout") return steps::schema_version("Dropout", from) != steps::schema_version("Dropout", to);
+  if (n.op_type() == "Cast") return crosses(6);
+  if (n.op_type() == "Pad") return crosses(2) || crosses(11);
+  return false;
+}
+
 const std::vector<int>* type_only_versions(const std::string& op) {
-  // Schema versions whose change only added element types (Reshape-14 also
-  // added allowzero, whose default keeps the old meaning). Checked against
+  // Schema versions whose change only added element types (or attributes
+  // whose defaults keep the old meaning, see defaulted_attributes; Constant-11 and -12
+  // added sparse_value and value_float(s)/value_int(s), which bnorm writes
+  // as `value` going down; If-11 let the branches' output shapes differ,
+  // which the strict check catches). Checked against
   // ONNX's schemas by tests/upgrade_type_only_test.cpp.
   static const std::map<std::string, std::vector<int>> table{
-      {"Abs", {13}},      {"Add", {13, 14}},  {"Concat", {13}},   {"Div", {13, 14}},     {"Dropout", {13}},     {"Exp", {13}},
+      {"Abs", {13}},      {"Constant", {9, 11, 12, 13}}, {"If", {11, 13, 16}},
+            {"Add", {13, 14}},  {"Concat", {13}},   {"Div", {13, 14}},     {"Dropout", {13}},     {"Exp", {13}},
       {"Flatten", {9, 11, 13}},  {"Gemm", {7, 9, 11, 13}},     {"Identity", {13, 14, 16}}, {"LeakyRelu", {16}}, {"Log", {13}},
-      {"MatMul", {13}},   {"MaxPool", {12}},  {"Mul", {13, 14}},  {"Neg", {13}},         {"Reciprocal", {13}},
+      {"MatMul", {9, 13}},   {"MaxPool", {10, 12}}, {"Pad", {13}},  {"Mul", {13, 14}},  {"Neg", {13}},         {"Reciprocal", {13}},
       {"Relu", {13, 14}}, {"Reshape", {13, 14}}, {"Sigmoid", {13}}, {"Sqrt", {13}},      {"Sub", {13, 14}},
       {"Sum", {13}},      {"Tanh", {13}},     {"Transpose", {13}},
   };
@@ -82,6 +113,17 @@ bool attr_set(const onnx::NodeProto& n, const std::string& name) {
   return false;
 }
 
+// Absent, or the value that keeps the older version's meaning: 0, or all
+// ones for dilations.
+bool at_default(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() != name) continue;
+    if (name == "dilations") return std::all_of(a.ints().begin(), a.ints().end(), [](int64_t d) { return d == 1; });
+    return a.i() == 0;
+  }
+  return true;
+}
+
 // Going down across only type-only schema changes, the node stays as it is
 // (ONNX 1.12 lacks adapters for several, e.g. Relu 14 -> 13). The strict
 // checker run on every written model catches a type the older schema lacks.
@@ -89,16 +131,22 @@ bool type_only_downgrade(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (to >= from) return false;
   const std::vector<int>* versions = type_only_versions(n.op_type());
   if (!versions) return false;
-  // Changes that are type-only for the node at hand: Reshape-14's allowzero
-  // unset, Flatten-11 (negative axis) with a non-negative axis, Gemm-11
+  // Changes that are type-only for the node at hand: attributes added
+  // with defaults at their default, Flatten-11 (negative axis) with a non-negative axis, Gemm-11
   // (optional C) with C given; Gemm-7 (C always broadcast) gets broadcast = 1
   // in hide_nodes.
-  if (n.op_type() == "Reshape" && attr_set(n, "allowzero")) return false;
+  for (const auto& d : defaulted_attributes()) {
+    if (n.op_type() == d.op && to < d.version && from >= d.version && !at_default(n, d.attr)) return false;
+  }
   if (n.op_type() == "Flatten" && to < 11) {
     for (const auto& a : n.attribute())
       if (a.name() == "axis" && a.i() < 0) return false;
   }
   if (n.op_type() == "Gemm" && to < 11 && (n.input_size() < 3 || n.input(2).empty())) return false;
+  if (n.op_type() == "Constant" && to < 11) {
+    for (const auto& a : n.attribute())
+      if (a.name() == "sparse_value") return false;
+  }
   for (int64_t o = from; o > to; --o) {
     const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(o), "");
     if (!schema) return false;
@@ -113,8 +161,8 @@ bool hide_kind(const onnx::NodeProto& n, int64_t from, int64_t to, HiddenKind* k
   if (!is_default_domain(n.domain())) *kind = HiddenKind::foreign;
   else if (is_norm_node(n)) *kind = HiddenKind::norm;
   else if (is_softmax_family(n.op_type()) && crosses_12_13(from, to)) *kind = HiddenKind::softmax;
+  else if (converted_by_own_step(n, from, to)) *kind = HiddenKind::op_step;
   else if (removed_op(n.op_type())) *kind = HiddenKind::foreign;
-  else if (type_only_downgrade(n, from, to)) *kind = HiddenKind::foreign;
   else return false;
   return true;
 }
@@ -159,35 +207,81 @@ void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to) {
             .at_node(n.name(), n.op_type(), static_cast<int>(from))
             .context("in graph " + path);
       }
+      if (to < from && !removed_op(n.op_type()) && !onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(to), "")) {
+        throw Error(ErrorKind::unsupported,
+                    fmt::format("op '{}' does not exist at opset {}: ONNX introduced it at opset {}", n.op_type(), to,
+                                first_opset(n.op_type())))
+            .at_node(n.name(), n.op_type(), static_cast<int>(from))
+            .context("in graph " + path)
+            .with_hint(fmt::format("convert to opset {} or later, or replace the op first", first_opset(n.op_type())));
+      }
     }
   });
 }
 
-std::vector<Hidden> hide_nodes(onnx::ModelProto& work, const onnx::ModelProto& inferred, int64_t from, int64_t to) {
-  const std::vector<const onnx::GraphProto*> originals = graphs_of(inferred);
+void check_downgrade_shapes(const onnx::ModelProto& inferred, int64_t from, int64_t to) {
+  // ONNX's adapters that write the legacy broadcast attributes need both
+  // inputs' shapes: Add, Sub, Mul, Div, Pow going below 7; Max, Min, Mean,
+  // Sum below 8.
+  auto legacy_below = [](const std::string& op) -> int64_t {
+    for (const char* o : {"Add", "Sub", "Mul", "Div", "Pow"})
+      if (op == o) return 7;
+    for (const char* o : {"Max", "Min", "Mean", "Sum"})
+      if (op == o) return 8;
+    return 0;
+  };
+  for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
+    std::unordered_set<std::string> shaped;
+    auto note = [&](const onnx::ValueInfoProto& v) {
+      if (v.type().tensor_type().has_shape()) shaped.insert(v.name());
+    };
+    for (const auto& v : g.input()) note(v);
+    for (const auto& v : g.output()) note(v);
+    for (const auto& v : g.value_info()) note(v);
+    for (const auto& t : g.initializer()) shaped.insert(t.name());
+    for (const auto& n : g.node()) {
+      const int64_t v = is_default_domain(n.domain()) ? legacy_below(n.op_type()) : 0;
+      if (v == 0 || !(to < v && from >= v)) continue;
+      for (const auto& in : n.input()) {
+        if (shaped.count(in)) continue;
+        throw Error(ErrorKind::unsupported,
+                    fmt::format("{} broadcasts numpy-style from opset {}; below it the legacy broadcast attributes "
+                                "need each input's shape, and the shape of input '{}' is unknown (ONNX's shape "
+                                "inference cannot derive it)", n.op_type(), v, in))
+            .at_node(n.name(), n.op_type(), static_cast<int>(from))
+            .context("in graph " + path)
+            .with_hint(fmt::format("convert to opset {} or later, or give the value a static shape (value_info)", v));
+      }
+    }
+  });
+}
+
+namespace {
+
+// Replaces each node of `work` for which `pick` gives a kind by a
+// placeholder of `domain` whose id indexes the returned vector.
+template <class Pick>
+std::vector<Hidden> hide_where(onnx::ModelProto& work, const onnx::ModelProto* inferred, const char* domain,
+                               Pick pick) {
   const auto targets = graphs_of(work);
-  if (originals.size() != targets.size()) throw Error(ErrorKind::input, "shape inference changed the graph structure");
+  std::vector<const onnx::GraphProto*> originals;
+  if (inferred) {
+    originals = graphs_of(*inferred);
+    if (originals.size() != targets.size()) throw Error(ErrorKind::input, "shape inference changed the graph structure");
+  }
   std::vector<Hidden> hidden;
   // Children first: hiding a node that holds subgraphs moves them into `hidden`.
   for (size_t k = targets.size(); k-- > 0;) {
     onnx::GraphProto& g = *targets[k];
     for (int i = 0; i < g.node_size(); ++i) {
       HiddenKind kind;
-      if (!hide_kind(g.node(i), from, to, &kind)) continue;
+      if (!pick(g.node(i), &kind)) continue;
       onnx::NodeProto* n = g.mutable_node(i);
-      hidden.push_back({kind, *n, &originals[k]->node(i)});
-      // Gemm-7 dropped `broadcast` and always broadcasts C: below 7 that is broadcast = 1.
-      if (n->op_type() == "Gemm" && is_default_domain(n->domain()) && from >= 7 && to < 7 &&
-          !attr_set(*n, "broadcast")) {
-        auto* b = hidden.back().original.add_attribute();
-        b->set_name("broadcast");
-        b->set_type(onnx::AttributeProto::INT);
-        b->set_i(1);
-      }
+      hidden.push_back({kind, *n, inferred ? &originals[k]->node(i) : nullptr});
       onnx::NodeProto p;
       p.set_name(n->name());
       p.set_op_type(placeholder_op());
-      p.set_domain(kPlaceholderDomain);
+      p.set_domain(domain);
       *p.mutable_input() = n->input();
       *p.mutable_output() = n->output();
       auto* id = p.add_attribute();
@@ -199,26 +293,164 @@ std::vector<Hidden> hide_nodes(onnx::ModelProto& work, const onnx::ModelProto& i
   }
   if (!hidden.empty()) {
     auto* op = work.add_opset_import();
-    op->set_domain(kPlaceholderDomain);
+    op->set_domain(domain);
     op->set_version(1);
   }
   return hidden;
 }
 
-const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>& hidden) {
-  if (n.domain() != kPlaceholderDomain) return nullptr;
+const Hidden* placeholder_in(const onnx::NodeProto& n, const std::vector<Hidden>& hidden, const char* domain) {
+  if (n.domain() != domain) return nullptr;
   for (const auto& a : n.attribute()) {
     if (a.name() == kIdAttr && a.i() >= 0 && a.i() < static_cast<int64_t>(hidden.size())) return &hidden[a.i()];
   }
   return nullptr;
 }
 
-void forget_placeholder_domain(onnx::ModelProto& m) {
+void forget_domain(onnx::ModelProto& m, const char* domain) {
   auto* ops = m.mutable_opset_import();
   for (int i = ops->size() - 1; i >= 0; --i) {
-    if (ops->Get(i).domain() == kPlaceholderDomain) ops->erase(ops->begin() + i);
+    if (ops->Get(i).domain() == domain) ops->erase(ops->begin() + i);
   }
 }
+
+// Going down one opset, o -> o - 1, a default-domain node's schema either
+// does not change (any), changes only in its types (hide: kept as it is),
+// or changes otherwise (onnx: ONNX's adapter).
+enum class Need { any, hide, onnx };
+
+Need need_at(const onnx::NodeProto& n, int64_t o) {
+  const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(o), "");
+  if (!schema || schema->SinceVersion() != o) return schema ? Need::any : Need::onnx;
+  return type_only_downgrade(n, o, o - 1) ? Need::hide : Need::onnx;
+}
+
+// The opsets at which a downgrade from `from` to `to` is cut into
+// ConvertVersion calls: within a segment, every node is either kept as it
+// is across all of its schema changes or converted by ONNX across all.
+std::vector<int64_t> segment_cuts(const onnx::ModelProto& m, int64_t from, int64_t to) {
+  std::vector<const onnx::NodeProto*> nodes;
+  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
+    for (const auto& n : g.node())
+      if (is_default_domain(n.domain())) nodes.push_back(&n);
+  });
+  std::vector<int64_t> cuts{from};
+  std::vector<Need> current(nodes.size(), Need::any);
+  for (int64_t o = from; o > to; --o) {
+    bool conflict = false;
+    std::vector<Need> at(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      at[i] = need_at(*nodes[i], o);
+      conflict = conflict || (at[i] != Need::any && current[i] != Need::any && at[i] != current[i]);
+    }
+    if (conflict) {
+      cuts.push_back(o);
+      std::fill(current.begin(), current.end(), Need::any);
+    }
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (at[i] != Need::any) current[i] = at[i];
+  }
+  cuts.push_back(to);
+  return cuts;
+}
+
+// Constant-12's value_float(s) / value_int(s) as the `value` tensor every
+// version has.
+void constant_as_value_tensor(onnx::NodeProto& n) {
+  for (int i = 0; i < n.attribute_size(); ++i) {
+    const onnx::AttributeProto a = n.attribute(i);
+    onnx::TensorProto t;
+    if (a.name() == "value_float") {
+      t.set_data_type(onnx::TensorProto::FLOAT);
+      t.add_float_data(a.f());
+    } else if (a.name() == "value_floats") {
+      t.set_data_type(onnx::TensorProto::FLOAT);
+      t.add_dims(a.floats_size());
+      *t.mutable_float_data() = a.floats();
+    } else if (a.name() == "value_int") {
+      t.set_data_type(onnx::TensorProto::INT64);
+      t.add_int64_data(a.i());
+    } else if (a.name() == "value_ints") {
+      t.set_data_type(onnx::TensorProto::INT64);
+      t.add_dims(a.ints_size());
+      *t.mutable_int64_data() = a.ints();
+    } else if (a.name() == "value_string") {
+      t.set_data_type(onnx::TensorProto::STRING);
+      t.add_string_data(a.s());
+    } else if (a.name() == "value_strings") {
+      t.set_data_type(onnx::TensorProto::STRING);
+      t.add_dims(a.strings_size());
+      *t.mutable_string_data() = a.strings();
+    } else {
+      continue;
+    }
+    auto* v = n.mutable_attribute(i);
+    v->Clear();
+    v->set_name("value");
+    v->set_type(onnx::AttributeProto::TENSOR);
+    *v->mutable_t() = std::move(t);
+  }
+}
+
+constexpr const char* kSegmentDomain = "bnorm.upgrade.placeholder.kept";
+
+// One ConvertVersion call from `hi` down to `lo` (or up), the nodes that
+// only cross type-only changes kept as they are.
+onnx::ModelProto convert_segment(onnx::ModelProto work, int64_t hi, int64_t lo) {
+  std::vector<Hidden> kept;
+  if (lo < hi) {
+    kept = hide_where(work, nullptr, kSegmentDomain, [&](const onnx::NodeProto& n, HiddenKind* kind) {
+      *kind = HiddenKind::foreign;
+      return is_default_domain(n.domain()) && type_only_downgrade(n, hi, lo);
+    });
+  }
+  onnx::ModelProto out = run_onnx_converter(work, hi, lo);
+  for_each_graph_mut(*out.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string&) {
+    for (auto& n : *g.mutable_node()) {
+      const Hidden* h = placeholder_in(n, kept, kSegmentDomain);
+      if (!h) continue;
+      onnx::NodeProto original = h->original;
+      *original.mutable_input() = n.input();
+      *original.mutable_output() = n.output();
+      // Gemm-7 dropped `broadcast` and always broadcasts C: below 7 that is broadcast = 1.
+      if (original.op_type() == "Gemm" && hi >= 7 && lo < 7 && !attr_set(original, "broadcast")) {
+        auto* b = original.add_attribute();
+        b->set_name("broadcast");
+        b->set_type(onnx::AttributeProto::INT);
+        b->set_i(1);
+      }
+      if (original.op_type() == "Constant" && lo < 12) constant_as_value_tensor(original);
+      for (const auto& d : defaulted_attributes()) {
+        if (original.op_type() == d.op && lo < d.version) steps::remove_attr(original, d.attr);  // at its default here
+      }
+      n = std::move(original);
+    }
+  });
+  forget_domain(out, kSegmentDomain);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Hidden> hide_nodes(onnx::ModelProto& work, const onnx::ModelProto& inferred, int64_t from, int64_t to) {
+  return hide_where(work, &inferred, kPlaceholderDomain, [&](const onnx::NodeProto& n, HiddenKind* kind) {
+    return hide_kind(n, from, to, kind);
+  });
+}
+
+onnx::ModelProto convert_with_onnx(const onnx::ModelProto& work, int64_t from, int64_t to) {
+  if (to >= from) return run_onnx_converter(work, from, to);
+  const std::vector<int64_t> cuts = segment_cuts(work, from, to);
+  onnx::ModelProto out = work;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) out = convert_segment(std::move(out), cuts[i], cuts[i + 1]);
+  return out;
+}
+
+const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>& hidden) {
+  return placeholder_in(n, hidden, kPlaceholderDomain);
+}
+
+void forget_placeholder_domain(onnx::ModelProto& m) { forget_domain(m, kPlaceholderDomain); }
 
 onnx::ModelProto run_onnx_converter(const onnx::ModelProto& work, int64_t from, int64_t to) {
   try {

@@ -13,6 +13,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bnorm::upgrade_detail {
@@ -20,6 +21,7 @@ namespace bnorm::upgrade_detail {
 enum class HiddenKind {
   norm,     // BatchNormalization / InstanceNormalization: bnorm's steps
   softmax,  // Softmax / LogSoftmax / Hardmax crossing 12 <-> 13: steps/softmax_12_13.cpp
+  op_step,  // Dropout, Cast, Pad across versions ONNX has no adapter for: steps/dropout.cpp, cast_1_6.cpp, pad_2_11.cpp
   foreign,  // another domain, or an op kept as it is: restored unchanged
 };
 
@@ -34,12 +36,34 @@ int64_t onnx_max_opset();
 
 // Error(unsupported) naming the node and op for an op ONNX removed (e.g.
 // ImageScaler, which ended at opset 9) when `to` is past its end, and for
-// default-domain ops ONNX does not know at all.
+// default-domain ops ONNX does not know at all; going down, for ops that
+// do not exist yet at `to` (e.g. ConstantOfShape below 9).
 void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to);
+
+// Going down: Error(unsupported) naming the node when an op whose ONNX
+// adapter writes legacy broadcast attributes (Add, Sub, Mul, Div, Pow
+// below 7; Max, Min, Mean, Sum below 8) has an input of unknown shape in
+// `inferred`.
+void check_downgrade_shapes(const onnx::ModelProto& inferred, int64_t from, int64_t to);
 
 // Replaces the nodes bnorm converts (and those of other domains) by
 // placeholders in `work`, a copy of `inferred` (same graphs, same order).
 std::vector<Hidden> hide_nodes(onnx::ModelProto& work, const onnx::ModelProto& inferred, int64_t from, int64_t to);
+
+// Attributes a schema version added whose default keeps the older
+// version's meaning: a node going below `version` with the attribute at
+// its default (absent, 0, or dilations all 1) loses it; with another value
+// it goes through ONNX's converter (which refuses it where it has no adapter).
+struct DefaultedAttribute {
+  const char* op;
+  int version;
+  const char* attr;
+};
+const std::vector<DefaultedAttribute>& defaulted_attributes();
+
+// Whether bnorm converts this default-domain node itself (HiddenKind::op_step)
+// when the model moves from opset `from` to `to`.
+bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to);
 
 // The schema versions of `op` whose change only added element types, so
 // that a node crosses them downward unchanged; nullptr for other ops.
@@ -50,6 +74,12 @@ const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>
 
 // Drops the placeholder domain's opset_import.
 void forget_placeholder_domain(onnx::ModelProto& m);
+
+// ONNX's converter over the whole model from `from` to `to`. Going down,
+// in as many ConvertVersion calls as it takes for each node to be either
+// converted by ONNX or kept as it is (type-only schema changes, which
+// ONNX 1.12 often lacks adapters for) across each call.
+onnx::ModelProto convert_with_onnx(const onnx::ModelProto& work, int64_t from, int64_t to);
 
 // onnx::version_conversion::ConvertVersion; its failures become
 // Error(unsupported) carrying ONNX's message.

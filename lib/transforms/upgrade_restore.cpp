@@ -1,6 +1,7 @@
 #include "transforms/upgrade_restore.h"
 
 #include <fmt/format.h>
+#include <onnx/defs/schema.h>
 
 #include "core/error.h"
 #include "model/model.h"
@@ -36,6 +37,24 @@ std::string training_kept(int target_version) {
   return "is_test = 0";
 }
 
+// Attributes the node's schema at the target does not have (old
+// exporters wrote e.g. is_test on InstanceNormalization) make the model
+// invalid there; they never had a meaning, so they are dropped, with a warning.
+void drop_unknown_attributes(NormSite& s, int64_t opset) {
+  const auto* schema = onnx::OpSchemaRegistry::Schema(s.node.op_type(), static_cast<int>(opset), "");
+  if (!schema) return;
+  std::vector<std::string> unknown;
+  for (const auto& a : s.node.attribute()) {
+    if (!schema->attributes().count(a.name())) unknown.push_back(a.name());
+  }
+  for (const auto& name : unknown) {
+    steps::remove_attr(s.node, name);
+    s.report.dropped.push_back(name);
+    s.report.warnings.push_back(fmt::format("attribute '{}' is not an attribute of {}-{}; dropped", name,
+                                            s.node.op_type(), s.version));
+  }
+}
+
 void run_norm_steps(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   const NormNode n = s.read();
   const int to = norm_schema_version(n.op_name(), ctx.to);
@@ -54,6 +73,9 @@ void run_norm_steps(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
     (up ? row->up : row->down)(s);
     s.version = up ? row->to : row->from;
   }
+  drop_unknown_attributes(s, ctx.to);
+  // BN-1 requires consumed_inputs; an input at version 1 without it gets it.
+  if (n.kind == NormKind::batch_norm && to == 1 && !steps::find_attr(s.node, "consumed_inputs")) steps::bn_1_6_down(s);
 }
 
 void run_softmax_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
@@ -65,13 +87,30 @@ void run_softmax_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) 
                         s.report.added});
 }
 
+void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
+  const std::string& op = s.node.op_type();
+  if (op == "Dropout") steps::dropout_convert(s, ctx.inference);
+  else if (op == "Cast") steps::cast_convert(s);
+  else steps::pad_convert(s);
+  std::vector<std::string> what{fmt::format("{}->{}", s.report.from, s.report.to)};
+  for (const auto& d : s.report.dropped) what.push_back("dropped " + d);
+  for (const auto& x : s.report.set) what.push_back("set " + x);
+  r.rewrites.push_back({s.report.graph, s.node.name(), s.node.op_type(), fmt::format("{}", fmt::join(what, "; ")), s.report.added});
+  if (s.report.made_inference) r.made_inference.push_back(s.node.name());
+}
+
+int schema_version_of(const onnx::NodeProto& n, int64_t opset) {
+  if (is_norm_node(n)) return norm_schema_version(n.op_type(), opset);
+  return steps::schema_version(n.op_type(), opset);
+}
+
 NormSite make_site(const Hidden& h, const onnx::NodeProto& placeholder, const std::string& graph, steps::Env& env,
                    const RestoreContext& ctx) {
   NormSite s;
   s.node = h.original;
   *s.node.mutable_input() = placeholder.input();
   *s.node.mutable_output() = placeholder.output();
-  s.version = is_norm_node(s.node) ? norm_schema_version(s.node.op_type(), ctx.from) : static_cast<int>(ctx.from);
+  s.version = schema_version_of(s.node, ctx.from);
   s.target_opset = ctx.to;
   s.scope = &ctx.index->scope_of(h.inferred);
   s.env = &env;
@@ -79,7 +118,7 @@ NormSite make_site(const Hidden& h, const onnx::NodeProto& placeholder, const st
   s.report.name = s.node.name();
   s.report.op = s.node.op_type();
   s.report.from = s.version;
-  s.report.to = is_norm_node(s.node) ? norm_schema_version(s.node.op_type(), ctx.to) : static_cast<int>(ctx.to);
+  s.report.to = schema_version_of(s.node, ctx.to);
   return s;
 }
 
@@ -97,6 +136,7 @@ void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto
   NormSite s = make_site(h, placeholder, path, env, ctx);
   try {
     if (h.kind == HiddenKind::norm) run_norm_steps(s, ctx, r);
+    else if (h.kind == HiddenKind::op_step) run_op_step(s, ctx, r);
     else run_softmax_step(s, ctx, r);
   } catch (Error& e) {
     if (e.node().empty()) e.at_node(s.node.name(), s.node.op_type(), s.version);
@@ -107,8 +147,8 @@ void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto
   *nodes.Add() = std::move(s.node);
   for (auto& a : s.after) *nodes.Add() = std::move(a);
   for (auto& t : s.initializers) *g.add_initializer() = std::move(t);
-  if (h.kind != HiddenKind::norm) return;
   for (const auto& w : s.report.warnings) r.warnings.push_back(fmt::format("node '{}': {}", s.report.name, w));
+  if (h.kind != HiddenKind::norm) return;
   r.nodes.push_back(std::move(s.report));
 }
 

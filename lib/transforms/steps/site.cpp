@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <onnx/defs/schema.h>
 
 #include "core/error.h"
 #include "transforms/steps/step.h"
@@ -125,6 +126,11 @@ std::string as_vector(NormSite& s, const std::string& value) {
   return t.name();
 }
 
+int schema_version(const std::string& op, int64_t opset) {
+  const auto* schema = onnx::OpSchemaRegistry::Schema(op, static_cast<int>(opset), "");
+  return schema ? schema->SinceVersion() : 0;
+}
+
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
   for (const auto& a : n.attribute()) {
     if (a.name() == name) return &a;
@@ -149,6 +155,19 @@ void set_int(onnx::NodeProto& n, const std::string& name, int64_t v) {
   a->set_name(name);
   a->set_type(onnx::AttributeProto::INT);
   a->set_i(v);
+}
+
+void set_cast_to(onnx::NodeProto& cast, int64_t opset, int32_t type) {
+  remove_attr(cast, "to");
+  auto* a = cast.add_attribute();
+  a->set_name("to");
+  if (opset >= 6) {
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(type);
+  } else {
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(type)));
+  }
 }
 
 void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {

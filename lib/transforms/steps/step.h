@@ -70,11 +70,16 @@ struct NormSite {
   std::string add_int64s(const std::string& stem, const std::vector<int64_t>& values);  // an initializer; its name
 };
 
+// The schema version of default-domain `op` at `opset` (0: none).
+int schema_version(const std::string& op, int64_t opset);
+
 // Attribute helpers.
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name);
 bool remove_attr(onnx::NodeProto& n, const std::string& name);  // true if it was there
 void set_int(onnx::NodeProto& n, const std::string& name, int64_t v);
 void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
+// Cast's `to`: an int from Cast-6 on, the type's name (e.g. "FLOAT") in Cast-1.
+void set_cast_to(onnx::NodeProto& cast, int64_t opset, int32_t type);
 
 // `value` as a 1-D tensor: itself when it is 1-D, else a reshaped copy
 // (constants, as a new initializer) or the output of an added Reshape(value, [-1]).
@@ -110,6 +115,15 @@ void in_1_6_down(NormSite&);
 // Softmax, LogSoftmax, Hardmax 12 <-> 13 (the site's node is one of those).
 void softmax_12_13_up(NormSite&);
 void softmax_12_13_down(NormSite&);
+
+// Dropout from its schema version (`version`) to the one of `target_opset`,
+// in one step (steps/dropout.cpp); with `inference`, a training Dropout
+// becomes an inference one (report.made_inference).
+void dropout_convert(NormSite& s, bool inference);
+// Cast across 6 (steps/cast_1_6.cpp) and Pad across 2 and 11
+// (steps/pad_2_11.cpp), from `version` to the one of `target_opset`.
+void cast_convert(NormSite& s);
+void pad_convert(NormSite& s);
 
 // --inference: turns a training node into an inference node at its own
 // version (is_test = 1 / one output / training_mode removed). Returns

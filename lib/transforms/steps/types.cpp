@@ -48,7 +48,7 @@ constexpr int kOutputFollows[] = {0, 3, 4, 3, 4};
 void cast_input(NormSite& s, int i, DType to) {
   const std::string in = s.node.input(i);
   const std::string out = s.fresh(in + "_as_" + dtype_name(to));
-  set_int(s.add_before("Cast", {in}, {out}), "to", static_cast<int64_t>(to));
+  set_cast_to(s.add_before("Cast", {in}, {out}), s.target_opset, static_cast<int32_t>(to));
   s.node.set_input(i, out);
   s.new_types[out] = to;
   s.new_ranks[out] = s.rank_of(in).value_or(-1);
@@ -60,7 +60,7 @@ void cast_output_back(NormSite& s, int i, DType was, DType now) {
   const std::string inner = s.fresh(name + "_as_" + dtype_name(now));
   s.node.set_output(i, inner);
   if (!s.is_used(name)) return;  // nothing reads it: no cast, and no stale type under the old name
-  set_int(s.add_after("Cast", {inner}, {name}), "to", static_cast<int64_t>(was));
+  set_cast_to(s.add_after("Cast", {inner}, {name}), s.target_opset, static_cast<int32_t>(was));
 }
 
 }  // namespace

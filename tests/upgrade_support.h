@@ -1,0 +1,75 @@
+// What the upgrade tests share: converting an in-memory model (and checking
+// the result with ONNX's full check), comparing the numbers of two models
+// on the same seeded inputs, and looking at nodes.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "eval/compare.h"
+#include "eval/evaluator.h"
+#include "eval/random_inputs.h"
+#include "model/model.h"
+#include "transforms/upgrade.h"
+
+namespace bnorm::test {
+
+inline void add_output(onnx::GraphProto& g, const std::string& name, DType t, const std::vector<int64_t>& dims) {
+  auto* o = g.add_output();
+  o->set_name(name);
+  auto* tt = o->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(static_cast<int32_t>(t));
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+inline Model converted(const Model& in, int64_t to, bool inference = false, UpgradeReport* report = nullptr) {
+  Model out = in;
+  UpgradeOptions o;
+  o.target = to;
+  o.inference = inference;
+  const UpgradeReport r = upgrade_model(out, o);
+  check_model_full(out.proto);
+  if (report) *report = r;
+  return out;
+}
+
+inline void expect_same_outputs(const Model& before, const Model& after, const std::vector<std::string>& names = {}) {
+  const auto inputs = random_inputs(before, 7, {});
+  EvalOptions eo;
+  eo.outputs = names;
+  const auto a = evaluate(before, inputs, eo);
+  const auto b = evaluate(after, inputs, eo);
+  for (const auto& [name, t] : a) {
+    INFO("output " << name);
+    REQUIRE(b.count(name));
+    const Diff d = compare(t, b.at(name), model_compare_tolerance(t.dtype));
+    INFO(d.problem << " max abs " << d.max_abs);
+    CHECK(d.pass);
+  }
+}
+
+inline bool has_attr(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name) return true;
+  }
+  return false;
+}
+
+inline int count_op(const Model& m, const std::string& op) {
+  int k = 0;
+  for (const auto& n : m.proto.graph().node()) k += n.op_type() == op;
+  return k;
+}
+
+// The first node of the main graph with this op; fails the test when none.
+inline const onnx::NodeProto& first_node(const Model& m, const std::string& op) {
+  for (const auto& n : m.proto.graph().node()) {
+    if (n.op_type() == op) return n;
+  }
+  FAIL("no " << op << " node");
+  throw 0;
+}
+
+}  // namespace bnorm::test
