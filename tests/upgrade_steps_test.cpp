@@ -189,10 +189,17 @@ TEST_CASE("spatial = 0 is rewritten with the same numbers, constant or not, infe
   INFO("opset " << s.opset << " rank " << s.rank << " params_as_inputs " << s.params_as_inputs << " training "
                 << training << " -> " << to);
   const Model in = bn_model(s);
-  const Model out = converted(in, to);
+  UpgradeReport r;
+  const Model out = converted(in, to, false, &r);
   expect_same_outputs(in, out);
   CHECK(count_op(out, "Flatten") == 1);
   CHECK_FALSE(has_attr(only_bn(out), "spatial"));
+  // Constant parameters are replaced by flattened copies; the originals go.
+  const size_t params = s.params_as_inputs ? 0 : 4;
+  CHECK(r.removed.size() == params);
+  for (const auto& t : out.proto.graph().initializer()) {
+    for (const char* p : {"scale", "bias", "mean", "var"}) CHECK(t.name() != p);
+  }
 }
 
 TEST_CASE("spatial = 1 is dropped, and spatial = 0 on rank 2 needs no rewrite", "[upgrade]") {

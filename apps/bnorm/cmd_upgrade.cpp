@@ -32,7 +32,7 @@ nlohmann::json to_json(const UpgradeReport& r, const UpgradeCliOptions& o) {
   }
   return {{"input", o.input}, {"output", o.output}, {"from_opset", r.from_opset}, {"to_opset", r.to_opset},
           {"from_ir", r.from_ir}, {"to_ir", r.to_ir}, {"checked", !o.no_check}, {"norm_nodes", nodes},
-          {"rewrites", rewrites}, {"made_inference", r.made_inference}, {"warnings", r.warnings}};
+          {"rewrites", rewrites}, {"made_inference", r.made_inference}, {"removed", r.removed}, {"warnings", r.warnings}};
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -57,6 +57,7 @@ void print_text(const UpgradeReport& r, const UpgradeCliOptions& o) {
     std::cout << fmt::format("  {} ({}) {}{}\n", w.name, w.op, w.what, w.added.empty() ? "" : "; added " + join(w.added));
   }
   if (!r.made_inference.empty()) std::cout << fmt::format("made inference (--inference): {}\n", join(r.made_inference));
+  if (!r.removed.empty()) std::cout << fmt::format("removed, no longer read: {}\n", join(r.removed));
   std::cout << fmt::format("wrote {}{}\n", o.output, o.no_check ? " (not checked: --no-check)" : " (passes ONNX's checker)");
 }
 

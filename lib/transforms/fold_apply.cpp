@@ -4,6 +4,7 @@
 #include <set>
 
 #include "model/model_walk.h"
+#include "model/prune.h"
 #include "model/tensor_proto.h"
 #include "transforms/fold_plan.h"
 
@@ -68,50 +69,6 @@ void add_int_attr_if_absent(onnx::NodeProto& n, const std::string& name, int64_t
   a->set_i(v);
 }
 
-// Names still read anywhere: node inputs and graph outputs, every graph.
-std::set<std::string> names_in_use(onnx::ModelProto& m) {
-  std::set<std::string> used;
-  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
-    for (const auto& n : g.node())
-      for (const auto& i : n.input()) used.insert(i);
-    for (const auto& o : g.output()) used.insert(o.name());
-  });
-  return used;
-}
-
-template <typename Repeated, typename Pred>
-void erase_if(Repeated& r, Pred pred) {
-  r.erase(std::remove_if(r.begin(), r.end(), pred), r.end());
-}
-
-// Removes what the folds stopped using and nothing else reads: initializers
-// (with their graph-input entries) and the nodes that only made constants
-// (Constant, Identity, ConstantOfShape), whose own inputs are then looked at
-// in turn.
-void remove_released(onnx::ModelProto& m, std::set<std::string> released) {
-  while (!released.empty()) {
-    const std::set<std::string> used = names_in_use(m);
-    std::set<std::string> gone;
-    for (const auto& n : released)
-      if (!used.count(n)) gone.insert(n);
-    released.clear();
-    if (gone.empty()) return;
-    for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string&) {
-      std::set<std::string> here;
-      for (const auto& t : g.initializer())
-        if (gone.count(t.name())) here.insert(t.name());
-      erase_if(*g.mutable_initializer(), [&](const onnx::TensorProto& t) { return here.count(t.name()) > 0; });
-      erase_if(*g.mutable_input(), [&](const onnx::ValueInfoProto& v) { return here.count(v.name()) > 0; });
-      erase_if(*g.mutable_node(), [&](const onnx::NodeProto& n) {
-        const bool maker = n.op_type() == "Constant" || n.op_type() == "Identity" || n.op_type() == "ConstantOfShape";
-        if (!maker || n.output_size() != 1 || !gone.count(n.output(0))) return false;
-        for (const auto& i : n.input()) released.insert(i);
-        return true;
-      });
-    });
-  }
-}
-
 }  // namespace
 
 void apply_fold(Model& model, FoldPlan& p, int64_t opset, bool weight_written, FoldFinish& finish) {
@@ -138,8 +95,10 @@ void finish_folds(Model& model, FoldFinish& finish) {
   for (auto& [g, positions] : finish.bn_positions) {
     std::sort(positions.rbegin(), positions.rend());
     for (int i : positions) g->mutable_node()->DeleteSubrange(i, 1);
-    erase_if(*g->mutable_value_info(),
-             [&](const onnx::ValueInfoProto& v) { return finish.stale.count(v.name()) > 0; });
+    auto* vi = g->mutable_value_info();
+    vi->erase(std::remove_if(vi->begin(), vi->end(),
+                             [&](const onnx::ValueInfoProto& v) { return finish.stale.count(v.name()) > 0; }),
+              vi->end());
   }
   remove_released(model.proto, std::move(finish.released));
 }

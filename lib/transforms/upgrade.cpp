@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include "core/error.h"
 #include "model/graph_index.h"
 #include "model/graph_order.h"
 #include "model/infer.h"
+#include "model/prune.h"
 #include "transforms/upgrade_onnx.h"
 #include "transforms/upgrade_restore.h"
 #include "transforms/upgrade_value_info.h"
@@ -141,6 +143,17 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   if (to < from) check_downgrade_shapes(inferred, from, to);
   const GraphIndex index(inferred);
 
+  // Constants the input reads; those the steps stop reading (e.g. spatial = 0
+  // parameters replaced by flattened copies) are removed at the end.
+  std::set<std::string> constants_read;
+  const std::set<std::string> read = names_in_use(model.proto);
+  for_each_graph(model.proto.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
+    for (const auto& t : g.initializer())
+      if (read.count(t.name())) constants_read.insert(t.name());
+    for (const auto& n : g.node())
+      if (n.op_type() == "Constant" && n.output_size() == 1 && read.count(n.output(0))) constants_read.insert(n.output(0));
+  });
+
   onnx::ModelProto work = inferred;
   const std::vector<Hidden> hidden = hide_nodes(work, inferred, from, to);
   SparseStash sparse = stash_sparse_initializers(work);
@@ -148,6 +161,10 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   restore_sparse_initializers(work, sparse);
   restore_nodes(work, {&index, &hidden, from, to, options.inference}, r);
   forget_placeholder_domain(work);
+  remove_released(work, constants_read);
+  const std::set<std::string> left = names_in_use(work);
+  for (const auto& c : constants_read)
+    if (!left.count(c)) r.removed.push_back(c);
   keep_declared_value_info(work, model.proto);
   set_default_opset(work, to);
   declare_uninferred_types(work, inferred, to);

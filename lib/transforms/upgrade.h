@@ -40,6 +40,7 @@ struct UpgradeReport {
   std::vector<steps::NodeReport> nodes;     // every BN/IN node, in graph order
   std::vector<OpRewrite> rewrites;
   std::vector<std::string> made_inference;  // names of the nodes --inference changed
+  std::vector<std::string> removed;         // constants the conversion stopped reading, removed
   std::vector<std::string> warnings;        // every node warning, with the node named
 };
 
