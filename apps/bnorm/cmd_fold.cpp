@@ -60,7 +60,9 @@ Runner add_fold(CLI::App& app) {
     Model model = load_model(opt->input);
     std::optional<Model> before;
     if (opt->verify) before = model;
-    const FoldReport r = fold_batch_norms(model);
+    bnorm::FoldOptions fold_options;
+    fold_options.rewrite_on_save = !opt->verify;  // nothing reads the folded weights before saving
+    const FoldReport r = fold_batch_norms(model, fold_options);
     std::vector<FoldCheck> checks;
     if (before) checks = verify_folds(*before, model, r, opt->seed);
     const bool ok = std::all_of(checks.begin(), checks.end(), [](const FoldCheck& c) { return c.pass; });

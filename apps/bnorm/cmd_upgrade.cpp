@@ -83,7 +83,7 @@ Runner add_upgrade(CLI::App& app) {
     options.inference = opt->inference;
     const UpgradeReport r = upgrade_model(model, options);
     for (const auto& w : r.warnings) log().warn("{}", w);
-    if (!opt->no_check) check_model_full(model.proto);
+    if (!opt->no_check) check_model_full(model.proto, model.dir());
     SaveOptions save;
     save.external_data_name = opt->external_data;
     save_model(model, opt->output, save);

@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <climits>
+#include <set>
 #include <system_error>
 
 #include "core/error.h"
 #include "core/log.h"
 #include "model/atomic_file.h"
+#include "model/deferred.h"
 #include "model/external_data.h"
 #include "model/tensor_proto.h"
 
@@ -39,6 +41,16 @@ void check_parsed(const onnx::ModelProto& m, const std::string& name) {
   (void)name;
 }
 
+// The deferred-data key is bnorm's own: a file that carries it is refused.
+void refuse_reserved_keys(onnx::ModelProto& m) {
+  for_each_tensor(m, [](onnx::TensorProto& t) {
+    if (is_deferred(t)) {
+      throw Error(ErrorKind::input,
+                  fmt::format("tensor '{}': external_data key '{}' is reserved for bnorm", t.name(), kDeferredKey));
+    }
+  });
+}
+
 Model parse_stream(pbio::ZeroCopyInputStream& raw, const std::string& name) {
   Model model;
   pbio::CodedInputStream in(&raw);
@@ -46,6 +58,7 @@ Model parse_stream(pbio::ZeroCopyInputStream& raw, const std::string& name) {
   if (!model.proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     throw Error(ErrorKind::input, "not an ONNX model: the protobuf data is invalid or truncated");
   }
+  refuse_reserved_keys(model.proto);
   check_parsed(model.proto, name);
   return model;
 }
@@ -59,18 +72,37 @@ fs::path Model::dir() const {
 
 bool Model::has_external_data() const {
   bool any = false;
-  for_each_tensor(const_cast<onnx::ModelProto&>(proto), [&](onnx::TensorProto& t) { any = any || is_external(t); });
+  for_each_tensor(const_cast<onnx::ModelProto&>(proto),
+                  [&](onnx::TensorProto& t) { any = any || (is_external(t) && !is_deferred(t)); });
   return any;
 }
 
-Model load_model(const fs::path& path) {
+std::string deferred_key(const onnx::TensorProto& t) {
+  const DeferredRef r = deferred_ref(t);
+  return fmt::format("{}:{}", r.source, r.offset);
+}
+
+Model load_model(const fs::path& path, size_t defer_threshold) {
   try {
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (ec || !fs::exists(status)) throw Error(ErrorKind::input, "no such file");
     if (fs::is_directory(status)) throw Error(ErrorKind::input, "is a directory, not a model file");
     if (!fs::is_regular_file(status)) throw Error(ErrorKind::input, "is not a regular file");
-    if (fs::file_size(path, ec) == 0) throw Error(ErrorKind::input, "is empty");
+    const uint64_t size = fs::file_size(path, ec);
+    if (size == 0) throw Error(ErrorKind::input, "is empty");
+    if (defer_threshold > 0) {
+      Model model;
+      model.source = open_source(path);
+      if (parse_deferring(*model.source, size, defer_threshold, model.proto)) {
+        check_parsed(model.proto, path.string());
+        bool any = false;
+        for (const auto& t : model.proto.graph().initializer()) any = any || is_deferred(t);
+        if (!any) model.source.reset();
+        model.path = path;
+        return model;
+      }
+    }
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error(ErrorKind::input, fmt::format("cannot open: {}", std::generic_category().message(errno)));
     pbio::FileInputStream raw(fd);
@@ -120,7 +152,10 @@ void write_external(Model& model, const fs::path& src_dir, AtomicFile& side, con
   const std::string zeros(kAlign, '\0');
   for_each_tensor(model.proto, [&](onnx::TensorProto& t) {
     std::vector<uint8_t> bytes;
-    if (is_external(t)) {
+    if (is_deferred(t)) {
+      bytes = read_deferred(t);
+      if (auto it = model.rewrites.find(deferred_key(t)); it != model.rewrites.end()) it->second(bytes);
+    } else if (is_external(t)) {
       bytes = read_external(src_dir, external_ref(t), -1, t.name());
     } else if (t.has_raw_data() && t.raw_data().size() >= threshold) {
       bytes.assign(t.raw_data().begin(), t.raw_data().end());
@@ -155,6 +190,123 @@ void write_external(Model& model, const fs::path& src_dir, AtomicFile& side, con
   });
 }
 
+void put_varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) v >>= 7, ++n;
+  return n;
+}
+
+// A deferred tensor anywhere but among the main graph's initializers (a
+// transform copied it there) gets its bytes back in memory.
+void materialize_stray_deferred(Model& model) {
+  std::set<const onnx::TensorProto*> top;
+  for (const auto& t : model.proto.graph().initializer()) top.insert(&t);
+  for_each_tensor(model.proto, [&](onnx::TensorProto& t) {
+    if (!is_deferred(t) || top.count(&t)) return;
+    std::vector<uint8_t> bytes = read_deferred(t);
+    if (auto it = model.rewrites.find(deferred_key(t)); it != model.rewrites.end()) it->second(bytes);
+    t.clear_external_data();
+    t.clear_data_location();
+    t.set_raw_data(bytes.data(), bytes.size());
+  });
+}
+
+// Writes the model with the main graph's initializers last in the graph
+// (protobuf reads fields in any order; repeated ones keep theirs), each
+// deferred one streamed from its source file (or computed by its rewrite)
+// one at a time.
+void write_streaming(Model& model, AtomicFile& out) {
+  // The model without the main graph's initializers (a small copy), then them.
+  std::string head, graph_rest;
+  {
+    auto* inits = model.proto.mutable_graph()->mutable_initializer();
+    google::protobuf::RepeatedPtrField<onnx::TensorProto> held;
+    held.Swap(inits);
+    struct PutBack {
+      google::protobuf::RepeatedPtrField<onnx::TensorProto>* to;
+      google::protobuf::RepeatedPtrField<onnx::TensorProto>* from;
+      ~PutBack() { to->Swap(from); }
+    } put_back{inits, &held};
+    graph_rest = model.proto.graph().SerializeAsString();
+    onnx::ModelProto shell = model.proto;
+    shell.clear_graph();
+    head = shell.SerializeAsString();
+  }
+  const onnx::ModelProto& m = model.proto;
+  // Each initializer: its bytes without data (deferred) or whole (others).
+  struct Piece {
+    std::string bytes;
+    const onnx::TensorProto* deferred = nullptr;
+    uint64_t data_length = 0;
+    uint64_t message_length = 0;
+  };
+  std::vector<Piece> pieces;
+  uint64_t graph_length = graph_rest.size();
+  for (const auto& t : m.graph().initializer()) {
+    Piece p;
+    if (is_deferred(t)) {
+      onnx::TensorProto meta = t;
+      meta.clear_external_data();
+      meta.clear_data_location();
+      p.bytes = meta.SerializeAsString();
+      p.deferred = &t;
+      p.data_length = static_cast<uint64_t>(deferred_ref(t).length);
+      p.message_length = p.bytes.size() + 1 + varint_size(p.data_length) + p.data_length;
+    } else {
+      p.bytes = t.SerializeAsString();
+      p.message_length = p.bytes.size();
+    }
+    graph_length += 1 + varint_size(p.message_length) + p.message_length;
+    pieces.push_back(std::move(p));
+  }
+  const uint64_t total = head.size() + 1 + varint_size(graph_length) + graph_length;
+  if (total > static_cast<uint64_t>(INT_MAX)) {
+    throw Error(ErrorKind::unsupported, "the model is larger than protobuf's 2 GiB limit",
+                "keep large weights in external data");
+  }
+  std::string prefix = head;
+  prefix.push_back(static_cast<char>((7 << 3) | 2));
+  put_varint(prefix, graph_length);
+  out.write(prefix);
+  out.write(graph_rest);
+  for (const auto& p : pieces) {
+    std::string tag(1, static_cast<char>((5 << 3) | 2));
+    put_varint(tag, p.message_length);
+    out.write(tag);
+    out.write(p.bytes);
+    if (!p.deferred) continue;
+    std::string data_tag(1, static_cast<char>((9 << 3) | 2));
+    put_varint(data_tag, p.data_length);
+    out.write(data_tag);
+    auto it = model.rewrites.find(deferred_key(*p.deferred));
+    if (it == model.rewrites.end()) {
+      read_deferred_chunks(*p.deferred, [&](const char* d, size_t n) { out.write(d, n); });
+      continue;
+    }
+    std::vector<uint8_t> bytes = read_deferred(*p.deferred);
+    it->second(bytes);
+    if (bytes.size() != p.data_length) {
+      throw Error(ErrorKind::unsupported, fmt::format("tensor '{}': rewritten to {} bytes, was {}", p.deferred->name(),
+                                                   bytes.size(), p.data_length));
+    }
+    out.write(bytes.data(), bytes.size());
+  }
+}
+
+bool has_deferred(const onnx::ModelProto& m) {
+  for (const auto& t : m.graph().initializer())
+    if (is_deferred(t)) return true;
+  return false;
+}
+
 void write_proto(const onnx::ModelProto& proto, AtomicFile& out) {
   if (proto.ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
     throw Error(ErrorKind::unsupported, "the model is larger than protobuf's 2 GiB limit",
@@ -174,7 +326,9 @@ void save_model(Model& model, const fs::path& out, const SaveOptions& options) {
     const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
     if (!model.has_external_data()) {
       AtomicFile file(out);
-      write_proto(model.proto, file);
+      materialize_stray_deferred(model);
+      if (has_deferred(model.proto)) write_streaming(model, file);
+      else write_proto(model.proto, file);
       file.commit();
       model.path = out;
       return;

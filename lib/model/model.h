@@ -2,7 +2,9 @@
 //
 // Loading keeps every field of the ModelProto (protobuf keeps unknown
 // fields too), so saving an unchanged model gives the same ModelProto.
-// External data stays in its side files until a tensor is decoded.
+// External data stays in its side files until a tensor is decoded, and so
+// does the raw_data of large initializers of the main graph (deferred.h):
+// a loaded model holds its structure and small tensors only.
 // Saving is atomic: temporary files next to the target, then rename; on any
 // error nothing is left behind and the input is never touched.
 #pragma once
@@ -11,13 +13,27 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace bnorm {
+
+class SourceFile;
 
 struct Model {
   onnx::ModelProto proto;
   std::filesystem::path path;  // the file it was read from (or last saved to)
+  std::shared_ptr<SourceFile> source;  // keeps the file deferred tensors read from open
+
+  // New bytes for deferred tensors, computed while the model is saved (one
+  // tensor in memory at a time) instead of in memory now: by deferred key
+  // (deferred_key()). Only for tensors nothing reads before the save:
+  // decoding such a tensor still gives its stored bytes.
+  using Rewrite = std::function<void(std::vector<uint8_t>& bytes)>;
+  std::map<std::string, Rewrite> rewrites;
 
   // The directory external data locations are relative to.
   std::filesystem::path dir() const;
@@ -26,8 +42,14 @@ struct Model {
 };
 
 // Reads `path`. Throws Error(input) naming the file when it is missing, a
-// directory, empty, not a protobuf ModelProto, or has no graph.
-Model load_model(const std::filesystem::path& path);
+// directory, empty, not a protobuf ModelProto, or has no graph. The raw_data
+// of main-graph initializers of at least `defer_threshold` bytes stays in
+// the file (deferred.h); 0 loads everything.
+inline constexpr size_t kDeferThreshold = 64 << 10;
+Model load_model(const std::filesystem::path& path, size_t defer_threshold = kDeferThreshold);
+
+// The key of a deferred tensor in Model::rewrites.
+std::string deferred_key(const onnx::TensorProto& t);
 
 // Parses bytes already in memory (fuzzing, tests). `name` is used in errors.
 Model parse_model(const std::string& bytes, const std::string& name);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "model/deferred.h"
 #include "model/external_data.h"
 
 namespace bnorm {
@@ -149,7 +150,12 @@ Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& ba
   out.name = p.name();
   out.dtype = t;
   out.dims = dims;
-  if (is_external(p)) {
+  if (is_deferred(p)) {
+    out.bytes = read_deferred(p);
+    if (out.bytes.size() != expected) {
+      fail(ErrorKind::input, "{}: raw_data has {} bytes, {} {}", label(p.name()), out.bytes.size(), need, expected);
+    }
+  } else if (is_external(p)) {
     if (base_dir.empty()) {
       fail(ErrorKind::input, "{}: has external data but the model's directory is unknown", label(p.name()));
     }

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "kernels/affine.h"
+#include "model/deferred.h"
 #include "model/graph_index.h"
 #include "model/infer.h"
 #include "model/tensor_proto.h"
@@ -92,13 +93,9 @@ Tensor scale_weight(const FoldMatch& m, const Tensor& w, const std::vector<doubl
   return Tensor::from_f64(w.dtype, w.dims, v);
 }
 
-// The same, straight on a float32 initializer's raw_data (no copies): the
-// common case of large models.
-bool scale_raw_f32_in_place(const FoldMatch& m, onnx::TensorProto& t, const std::vector<double>& scale) {
-  if (t.data_type() != onnx::TensorProto::FLOAT || !t.has_raw_data() || is_external(t)) return false;
-  const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
-  if (t.raw_data().size() != static_cast<size_t>(checked_numel(dims)) * 4) return false;
-  char* p = t.mutable_raw_data()->data();  // little-endian floats, as on every target bnorm builds for
+// The same on float32 bytes in place (little-endian floats, as on every
+// target bnorm builds for): the common case of large models, no copies.
+void scale_f32_bytes(const FoldMatch& m, const std::vector<int64_t>& dims, char* p, const std::vector<double>& scale) {
   for_each_weight_run(m, dims, [&](int64_t start, int64_t len, int64_t c) {
     const double s = scale[c];
     for (int64_t i = start; i < start + len; ++i) {
@@ -108,6 +105,13 @@ bool scale_raw_f32_in_place(const FoldMatch& m, onnx::TensorProto& t, const std:
       std::memcpy(p + i * 4, &x, 4);
     }
   });
+}
+
+bool scale_raw_f32_in_place(const FoldMatch& m, onnx::TensorProto& t, const std::vector<double>& scale) {
+  if (t.data_type() != onnx::TensorProto::FLOAT || !t.has_raw_data() || is_external(t)) return false;
+  const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+  if (t.raw_data().size() != static_cast<size_t>(checked_numel(dims)) * 4) return false;
+  scale_f32_bytes(m, dims, t.mutable_raw_data()->data(), scale);
   return true;
 }
 
@@ -151,8 +155,30 @@ namespace {
 
 // Reads the constants of `m`, computes the folded tensors and records how
 // they go into the model (in place, or fresh names).
-FoldPlan plan_fold(const Model& model, const GraphIndex& index, const FoldMatch& m, std::set<std::string>& names,
-                   bool& weight_done) {
+// Registers W' = W * scale[c] as the rewrite of a deferred weight, applied
+// when the model is saved; the producer node is copied, the match's other
+// pointers are not used by scale_weight.
+bool scale_on_save(Model& model, const FoldMatch& m, const onnx::TensorProto& t, const std::vector<double>& scale) {
+  if (!is_deferred(t)) return false;
+  auto producer = std::make_shared<onnx::NodeProto>(*m.producer);
+  FoldMatch match = m;
+  match.producer = producer.get();
+  const DType type = static_cast<DType>(t.data_type());
+  const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+  model.rewrites[deferred_key(t)] = [producer, match, type, dims, scale](std::vector<uint8_t>& bytes) {
+    Tensor w(type, dims);
+    if (w.bytes.size() != bytes.size()) {
+      throw Error(ErrorKind::input, fmt::format("tensor of shape {} has {} bytes", shape_str(dims), bytes.size()));
+    }
+    if (type == DType::float32) return scale_f32_bytes(match, dims, reinterpret_cast<char*>(bytes.data()), scale);
+    w.bytes = std::move(bytes);
+    bytes = scale_weight(match, w, scale).bytes;
+  };
+  return true;
+}
+
+FoldPlan plan_fold(Model& model, const GraphIndex& index, const FoldMatch& m, std::set<std::string>& names,
+                   bool rewrite_on_save, bool& weight_done) {
   const onnx::NodeProto& bn = *m.bn;
   FoldPlan p;
   p.graph_path = m.scope->path;
@@ -178,8 +204,9 @@ FoldPlan plan_fold(const Model& model, const GraphIndex& index, const FoldMatch&
   };
   const std::string& w_name = m.producer->input(1);
   p.weight_in_place = sole_user(w_name, m.weight.kind);
-  weight_done = p.weight_in_place &&
-                scale_raw_f32_in_place(m, const_cast<onnx::TensorProto&>(*m.weight.tensor), scale);
+  auto& w_proto = const_cast<onnx::TensorProto&>(*m.weight.tensor);
+  weight_done = p.weight_in_place && ((rewrite_on_save && scale_on_save(model, m, w_proto, scale)) ||
+                                      scale_raw_f32_in_place(m, w_proto, scale));
   DType w_type = static_cast<DType>(m.weight.tensor->data_type());
   if (!weight_done) p.weight = scale_weight(m, decode_tensor(*m.weight.tensor, dir), scale);
   p.weight_name = p.weight_in_place ? w_name : unique_name(names, w_name + "_folded_" + bn.name());
@@ -213,7 +240,7 @@ bool needs_shapes(const GraphIndex& index) {
 
 }  // namespace
 
-FoldReport fold_batch_norms(Model& model) {
+FoldReport fold_batch_norms(Model& model, const FoldOptions& options) {
   FoldReport report;
   const int64_t opset = default_opset(model.proto);
   FoldFinish finish;
@@ -241,7 +268,7 @@ FoldReport fold_batch_norms(Model& model) {
             continue;
           }
           bool weight_done = false;
-          FoldPlan p = plan_fold(model, index, *c.match, names, weight_done);
+          FoldPlan p = plan_fold(model, index, *c.match, names, options.rewrite_on_save, weight_done);
           // Written now, one fold at a time, so at most one fold's new
           // tensors exist besides the model; removals wait for the end.
           apply_fold(model, p, opset, weight_done, finish);

@@ -33,6 +33,14 @@ struct FoldReport {
   std::vector<Skipped> skipped;
 };
 
-FoldReport fold_batch_norms(Model& model);
+struct FoldOptions {
+  // A weight whose bytes are still in the model file (deferred.h) is
+  // rescaled while the model is saved (Model::rewrites), one tensor at a
+  // time, instead of in memory now. Only when nothing reads the folded
+  // weights before the save (not with --verify).
+  bool rewrite_on_save = false;
+};
+
+FoldReport fold_batch_norms(Model& model, const FoldOptions& options = {});
 
 }  // namespace bnorm

@@ -157,3 +157,26 @@ TEST_CASE("bnorm fold --verify proves every fold and reports each one", "[fold][
   for (const auto& c : j["verify"]) CHECK(c["pass"] == true);
   CHECK(j["written"] == true);
 }
+
+TEST_CASE("weights left in the file are folded while saving, to the same model as folding in memory", "[fold]") {
+  test::TempDir tmp;
+  for (const char* name : {"resnet_block_opset9.onnx", "fold_cases_opset13.onnx", "small_cnn_opset6.onnx"}) {
+    INFO(name);
+    Model in_memory = load_model(test::testdata(name), 0);
+    const FoldReport a = fold_batch_norms(in_memory);
+    save_model(in_memory, tmp / "a.onnx");
+
+    Model deferred = load_model(test::testdata(name), 1);  // every raw_data stays in the file
+    FoldOptions o;
+    o.rewrite_on_save = true;
+    const FoldReport b = fold_batch_norms(deferred, o);
+    CHECK(b.folded.size() == a.folded.size());
+    CHECK_FALSE(deferred.rewrites.empty());
+    save_model(deferred, tmp / "b.onnx");
+
+    onnx::ModelProto pa, pb;
+    REQUIRE(pa.ParseFromString(test::read_file(tmp / "a.onnx")));
+    REQUIRE(pb.ParseFromString(test::read_file(tmp / "b.onnx")));
+    CHECK(google::protobuf::util::MessageDifferencer::Equals(pa, pb));
+  }
+}

@@ -83,6 +83,31 @@ SparseStash stash_sparse_initializers(onnx::ModelProto& m) {
   return stash;
 }
 
+// ONNX's converter also drops the external_data entries of initializers
+// (its in-memory graph keeps only inline data): those initializers are put
+// back as they were, by graph and name, after it ran.
+using ExternalStash = std::map<std::string, std::map<std::string, onnx::TensorProto>>;
+
+ExternalStash stash_external_initializers(const onnx::ModelProto& m) {
+  ExternalStash stash;
+  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
+    for (const auto& t : g.initializer())
+      if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) stash[path][t.name()] = t;
+  });
+  return stash;
+}
+
+void restore_external_initializers(onnx::ModelProto& m, const ExternalStash& stash) {
+  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
+    auto it = stash.find(path);
+    if (it == stash.end()) return;
+    for (auto& t : *g.mutable_initializer()) {
+      auto found = it->second.find(t.name());
+      if (found != it->second.end()) t = found->second;
+    }
+  });
+}
+
 void restore_sparse_initializers(onnx::ModelProto& m, SparseStash& stash) {
   for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
     auto it = stash.find(path);
@@ -157,8 +182,10 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   onnx::ModelProto work = inferred;
   const std::vector<Hidden> hidden = hide_nodes(work, inferred, from, to);
   SparseStash sparse = stash_sparse_initializers(work);
+  const ExternalStash external = stash_external_initializers(work);
   if (from != to) work = convert_with_onnx(work, from, to);
   restore_sparse_initializers(work, sparse);
+  restore_external_initializers(work, external);
   restore_nodes(work, {&index, &hidden, from, to, options.inference}, r);
   forget_placeholder_domain(work);
   remove_released(work, constants_read);
