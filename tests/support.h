@@ -28,8 +28,18 @@ struct CliResult {
   std::string err;
 };
 
+// Restrictions on the child process of run_cli.
+struct CliLimits {
+  // RLIMIT_FSIZE in bytes (0: none), with SIGXFSZ ignored: writes past it
+  // fail with EFBIG, as on a full disk.
+  unsigned long long file_size = 0;
+  // Run as user and group 65534 (nobody) when the tests run as root, so
+  // that directory permissions apply.
+  bool unprivileged = false;
+};
+
 // Runs build/bnorm with `args` (no shell; arguments passed as they are).
-CliResult run_cli(const std::vector<std::string>& args);
+CliResult run_cli(const std::vector<std::string>& args, const CliLimits& limits = {});
 
 // testdata/<name> in the source tree.
 std::filesystem::path testdata(const std::string& name);

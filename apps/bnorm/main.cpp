@@ -11,12 +11,18 @@
 #include "core/error.h"
 #include "core/log.h"
 
-namespace {
+namespace bnorm::cli {
 
 void print_error(const std::string& message, const std::string& hint) {
   std::cerr << "bnorm: error: " << message << "\n";
   if (!hint.empty()) std::cerr << "  hint: " << hint << "\n";
 }
+
+}  // namespace bnorm::cli
+
+namespace {
+
+using bnorm::cli::print_error;
 
 int run(int argc, char** argv) {
   CLI::App app{"bnorm: BatchNormalization and InstanceNormalization in ONNX models"};

@@ -78,8 +78,8 @@ fs::path resolve_external_location(const fs::path& base_dir, const std::string& 
   return full;
 }
 
-std::vector<uint8_t> read_external(const fs::path& base_dir, const ExternalRef& ref, int64_t expected,
-                                   const std::string& tensor_name) {
+fs::path check_external(const fs::path& base_dir, const ExternalRef& ref, int64_t expected,
+                        const std::string& tensor_name) {
   fs::path path;
   try {
     path = resolve_external_location(base_dir, ref.location);
@@ -100,12 +100,21 @@ std::vector<uint8_t> read_external(const fs::path& base_dir, const ExternalRef& 
   const int64_t length = ref.length >= 0 ? ref.length : file_size - ref.offset;
   if (length > file_size - ref.offset) {
     fail(ErrorKind::input, "tensor '{}': external data [{}, {}) is past the end of '{}' ({} bytes)", tensor_name,
-         ref.offset, ref.offset + length, ref.location, file_size);
+         ref.offset, static_cast<uint64_t>(ref.offset) + static_cast<uint64_t>(length), ref.location, file_size);
   }
   if (expected >= 0 && length != expected) {
     fail(ErrorKind::input, "tensor '{}': external data has {} bytes, its dims and type need {}", tensor_name, length,
          expected);
   }
+  return path;
+}
+
+std::vector<uint8_t> read_external(const fs::path& base_dir, const ExternalRef& ref, int64_t expected,
+                                   const std::string& tensor_name) {
+  const fs::path path = check_external(base_dir, ref, expected, tensor_name);
+  std::error_code ec;
+  const auto file_size = static_cast<int64_t>(fs::file_size(path, ec));
+  const int64_t length = ref.length >= 0 ? ref.length : file_size - ref.offset;
   std::vector<uint8_t> bytes(static_cast<size_t>(length));
   std::ifstream in(path, std::ios::binary);
   in.seekg(ref.offset);

@@ -13,6 +13,7 @@
 #include "model/atomic_file.h"
 #include "model/external_data.h"
 #include "model/tensor_proto.h"
+#include "model/validate.h"
 
 namespace fs = std::filesystem;
 namespace pbio = google::protobuf::io;
@@ -77,6 +78,7 @@ Model load_model(const fs::path& path) {
     raw.SetCloseOnDelete(true);
     Model model = parse_stream(raw, path.string());
     model.path = path;
+    validate_model(model);
     return model;
   } catch (Error& e) {
     e.in_file(path.string());
@@ -90,6 +92,7 @@ Model parse_model(const std::string& bytes, const std::string& name) {
     pbio::ArrayInputStream raw(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
     Model model = parse_stream(raw, name);
     model.path = name;
+    validate_model(model);
     return model;
   } catch (Error& e) {
     e.in_file(name);
@@ -169,8 +172,67 @@ void write_proto(const onnx::ModelProto& proto, AtomicFile& out) {
 
 }  // namespace
 
+namespace {
+
+// The same file: equivalent when both exist, else the same path once
+// symlinks and "." / ".." are resolved.
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+fs::path side_file_path(const fs::path& out, const SaveOptions& options) {
+  const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  return out_dir / (options.external_data_name.empty() ? out.filename().string() + ".data" : options.external_data_name);
+}
+
+}  // namespace
+
+void check_output_path(const Model& model, const fs::path& out, const SaveOptions& options) {
+  const char* hint = "write to another file; bnorm never modifies its input";
+  if (!model.path.empty() && same_file(out, model.path)) {
+    throw Error(ErrorKind::usage, fmt::format("the output '{}' is the input model itself", out.string()), hint);
+  }
+  std::vector<fs::path> sources;
+  for_each_tensor(const_cast<onnx::ModelProto&>(model.proto), [&](onnx::TensorProto& t) {
+    if (!is_external(t)) return;
+    try {
+      sources.push_back(resolve_external_location(model.dir(), external_ref(t).location));
+    } catch (const Error&) {
+      // Refused when read; nothing of it can be overwritten here.
+    }
+  });
+  const bool side = !sources.empty();
+  const fs::path side_path = side_file_path(out, options);
+  if (side && same_file(side_path, out)) {
+    throw Error(ErrorKind::usage,
+                fmt::format("the external data file '{}' is the output model itself", side_path.string()),
+                "give --external-data another name");
+  }
+  for (const auto& src : sources) {
+    if (same_file(out, src)) {
+      throw Error(ErrorKind::usage,
+                  fmt::format("the output '{}' is the external data file '{}' of the input", out.string(),
+                              src.string()),
+                  hint);
+    }
+    if (side && same_file(side_path, src)) {
+      throw Error(ErrorKind::usage,
+                  fmt::format("the external data would be written to '{}', which the input reads its external data "
+                              "from",
+                              side_path.string()),
+                  "give --external-data another name, or write to another directory");
+    }
+  }
+}
+
 void save_model(Model& model, const fs::path& out, const SaveOptions& options) {
   try {
+    check_output_path(model, out, options);
     const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
     if (!model.has_external_data()) {
       AtomicFile file(out);

@@ -1,0 +1,332 @@
+// The bad-input matrix: every command that takes a model, on every kind of
+// bad input, through the CLI. Each refusal is exit 2, nothing on stdout, one
+// short message on stderr naming the file (and the node when there is one),
+// no output file left, and the input's bytes unchanged.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "model/model.h"
+#include "support.h"
+
+using namespace bnorm::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kModelCommands{"inspect", "fold", "upgrade", "eval"};
+
+std::vector<std::string> command_args(const std::string& cmd, const fs::path& model, const fs::path& out_dir) {
+  if (cmd == "inspect") return {"inspect", model.string()};
+  if (cmd == "eval") return {"eval", model.string(), "--random", "0"};
+  return {cmd, model.string(), "-o", (out_dir / "out.onnx").string()};
+}
+
+size_t entries(const fs::path& dir) {
+  return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+// Runs `commands` on `model` and checks each refuses it as described above;
+// `node` empty: the message names no node.
+void check_refused(const fs::path& model, const std::string& expect, const std::string& node,
+                   const std::vector<std::string>& commands = kModelCommands) {
+  const bool existed = fs::exists(model);
+  const std::string before = fs::is_regular_file(model) ? read_file(model) : "";
+  for (const auto& cmd : commands) {
+    TempDir out;
+    const auto r = run_cli(command_args(cmd, model, out.path()));
+    INFO(cmd << " " << model.string() << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    const std::string prefix =
+        "bnorm: error: " + model.string() + ": " + (node.empty() ? std::string() : "node '" + node + "' (");
+    CHECK(r.err.rfind(prefix, 0) == 0);
+    if (node.empty()) CHECK(r.err.find("node '") == std::string::npos);
+    CHECK(r.err.find(expect) != std::string::npos);
+    CHECK(lines(r.err) <= 2);
+    CHECK(entries(out.path()) == 0);
+    CHECK(fs::exists(model) == existed);
+    if (fs::is_regular_file(model)) CHECK(read_file(model) == before);
+  }
+}
+
+onnx::TensorProto floats(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& v) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) t.add_dims(d);
+  t.set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)));
+  return t;
+}
+
+void declare(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims) {
+  v->set_name(name);
+  v->mutable_type()->Clear();
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+// x [1, 3, 4, 4] -> conv1 (3 -> 3, 3x3, pads 1, bias) -> c -> bn1 -> y, opset 13.
+// Parameters: scale 's', bias 'B', mean 'm', var 'v'.
+onnx::ModelProto conv_bn() {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.set_producer_name("bnorm-bad-input-test");
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  auto* conv = g->add_node();
+  conv->set_name("conv1");
+  conv->set_op_type("Conv");
+  for (const char* i : {"x", "w", "b"}) conv->add_input(i);
+  conv->add_output("c");
+  auto* ks = conv->add_attribute();
+  ks->set_name("kernel_shape");
+  ks->set_type(onnx::AttributeProto::INTS);
+  ks->add_ints(3);
+  ks->add_ints(3);
+  auto* pads = conv->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  auto* bn = g->add_node();
+  bn->set_name("bn1");
+  bn->set_op_type("BatchNormalization");
+  for (const char* i : {"c", "s", "B", "m", "v"}) bn->add_input(i);
+  bn->add_output("y");
+  std::vector<float> w(81);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) / 8.0f - 0.375f;
+  *g->add_initializer() = floats("w", {3, 3, 3, 3}, w);
+  *g->add_initializer() = floats("b", {3}, {0.125f, -0.25f, 0.5f});
+  *g->add_initializer() = floats("s", {3}, {1.0f, 0.5f, 2.0f});
+  *g->add_initializer() = floats("B", {3}, {0.0f, 0.25f, -0.5f});
+  *g->add_initializer() = floats("m", {3}, {0.5f, -0.5f, 0.0f});
+  *g->add_initializer() = floats("v", {3}, {1.0f, 0.25f, 4.0f});
+  declare(g->add_input(), "x", {1, 3, 4, 4});
+  declare(g->add_output(), "y", {1, 3, 4, 4});
+  return m;
+}
+
+onnx::TensorProto& initializer(onnx::ModelProto& m, const std::string& name) {
+  for (auto& t : *m.mutable_graph()->mutable_initializer())
+    if (t.name() == name) return t;
+  throw std::runtime_error("no initializer " + name);
+}
+
+onnx::NodeProto& node(onnx::ModelProto& m, const std::string& name) {
+  for (auto& n : *m.mutable_graph()->mutable_node())
+    if (n.name() == name) return n;
+  throw std::runtime_error("no node " + name);
+}
+
+fs::path save(const TempDir& dir, const std::string& name, const onnx::ModelProto& m) {
+  std::string bytes;
+  REQUIRE(m.SerializeToString(&bytes));
+  write_file(dir / name, bytes);
+  return dir / name;
+}
+
+}  // namespace
+
+TEST_CASE("the base model of the matrix is accepted by every command", "[cli][errors]") {
+  // Guards the matrix: each case below differs from this model in one thing.
+  TempDir tmp;
+  const auto model = save(tmp, "good.onnx", conv_bn());
+  for (const auto& cmd : kModelCommands) {
+    TempDir out;
+    const auto r = run_cli(command_args(cmd, model, out.path()));
+    INFO(cmd << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(entries(out.path()) == (cmd == "fold" || cmd == "upgrade" ? 1u : 0u));
+  }
+}
+
+TEST_CASE("unreadable files are refused by every command, naming the file", "[cli][errors]") {
+  TempDir tmp;
+  write_file(tmp / "empty.onnx", "");
+  write_file(tmp / "junk.onnx", "\x08\x96\x01 this is not a model");
+  std::string good;
+  REQUIRE(conv_bn().SerializeToString(&good));
+  write_file(tmp / "truncated.onnx", good.substr(0, good.size() / 2));
+  fs::create_directories(tmp / "dir.onnx");
+  SECTION("missing") { check_refused(tmp / "missing.onnx", "no such file", ""); }
+  SECTION("a directory") {
+    check_refused(tmp / "dir.onnx", "is a directory", "", {"inspect", "fold", "upgrade"});
+    // eval takes folders of ONNX's backend tests; one with none is an error too.
+    const auto r = run_cli({"eval", (tmp / "dir.onnx").string()});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "bnorm: error: " + (tmp / "dir.onnx").string() +
+                       ": holds no test folder (a folder with model.onnx and test_data_set_*)\n");
+    const auto f = run_cli({"eval", std::string(ONNX_TESTDATA_DIR) + "/node", "--filter", "no_such_test*"});
+    CHECK(f.exit_code == 2);
+    CHECK(f.err == "bnorm: error: --filter 'no_such_test*' matches no test folder\n");
+  }
+  SECTION("empty") { check_refused(tmp / "empty.onnx", "is empty", ""); }
+  SECTION("random bytes") { check_refused(tmp / "junk.onnx", "not an ONNX model", ""); }
+  SECTION("truncated") { check_refused(tmp / "truncated.onnx", "not an ONNX model", ""); }
+  SECTION("a tensor .pb") { check_refused(testdata("tensors/f32_raw.pb"), "not an ONNX model", ""); }
+}
+
+TEST_CASE("random bytes never crash any command and never leave an output", "[cli][errors]") {
+  TempDir tmp;
+  uint32_t state = 12345;
+  for (int i = 0; i < 12; ++i) {
+    std::string bytes(static_cast<size_t>(1 + i * 97), '\0');
+    for (auto& c : bytes) {
+      state = state * 1664525u + 1013904223u;
+      c = static_cast<char>(state >> 24);
+    }
+    write_file(tmp / "r.onnx", bytes);
+    for (const auto& cmd : kModelCommands) {
+      TempDir out;
+      const auto r = run_cli(command_args(cmd, tmp / "r.onnx", out.path()));
+      INFO(i << " " << cmd << ": " << r.err);
+      REQUIRE((r.exit_code == 0 || r.exit_code == 2));
+      if (r.exit_code == 2) CHECK(entries(out.path()) == 0);
+      CHECK(read_file(tmp / "r.onnx") == bytes);
+    }
+  }
+}
+
+TEST_CASE("invalid graphs are refused by every command, naming the file and the node", "[cli][errors]") {
+  TempDir tmp;
+  auto m = conv_bn();
+  SECTION("a node input that names no value") {
+    node(m, "bn1").set_input(1, "nothing");
+    check_refused(save(tmp, "undefined.onnx", m), "input 'nothing' names no value of the graph", "bn1");
+  }
+  SECTION("a cycle") {
+    node(m, "conv1").set_input(0, "y");
+    check_refused(save(tmp, "cycle.onnx", m), "the graph has a cycle through this node", "conv1");
+  }
+  SECTION("BatchNormalization with four inputs") {
+    node(m, "bn1").mutable_input()->RemoveLast();
+    check_refused(save(tmp, "bn4.onnx", m), "4 inputs, expected 5", "bn1");
+  }
+  SECTION("BatchNormalization with six inputs") {
+    node(m, "bn1").add_input("v");
+    check_refused(save(tmp, "bn6.onnx", m), "6 inputs, expected 5", "bn1");
+  }
+  SECTION("an empty required input") {
+    node(m, "bn1").set_input(2, "");
+    check_refused(save(tmp, "empty_input.onnx", m), "input 'B' is empty", "bn1");
+  }
+  SECTION("a negative declared dim") {
+    declare(m.mutable_graph()->mutable_input(0), "x", {1, 3, -4, 4});
+    check_refused(save(tmp, "neg_declared.onnx", m), "value 'x' is declared with dim 2 = -4", "");
+  }
+}
+
+TEST_CASE("bad BatchNormalization parameters are refused by every command, naming the node", "[cli][errors]") {
+  TempDir tmp;
+  auto m = conv_bn();
+  SECTION("parameters of different sizes") {
+    initializer(m, "s") = floats("s", {4}, {1, 1, 1, 1});
+    check_refused(save(tmp, "sizes.onnx", m), "input 'B' has 3 elements, input 'scale' has 4", "bn1");
+  }
+  SECTION("parameters that disagree with X's declared channels") {
+    // X is a graph input declared [1, 3, 4, 4]; every parameter has 4 elements.
+    auto& bn = node(m, "bn1");
+    bn.set_input(0, "x");
+    m.mutable_graph()->mutable_output(0)->set_name("y");
+    m.mutable_graph()->mutable_node()->DeleteSubrange(0, 1);  // conv1 goes
+    for (const char* p : {"s", "B", "m", "v"}) initializer(m, p) = floats(p, {4}, {1, 1, 1, 1});
+    for (const char* p : {"w", "b"}) {
+      auto* inits = m.mutable_graph()->mutable_initializer();
+      for (int i = 0; i < inits->size(); ++i)
+        if (inits->Get(i).name() == p) inits->DeleteSubrange(i, 1);
+    }
+    check_refused(save(tmp, "channels.onnx", m), "input 'scale' has shape [4], expected [3]", "bn1");
+  }
+  SECTION("an integer-typed parameter") {
+    auto& v = initializer(m, "v");
+    v.set_data_type(onnx::TensorProto::INT32);  // 12 bytes: three int32
+    check_refused(save(tmp, "int_var.onnx", m), "input 'input_var' has type int32, expected a floating type", "bn1");
+  }
+}
+
+TEST_CASE("parameters whose size differs from the producer's channels are an error, not a kept node",
+          "[cli][errors][fold]") {
+  // Nothing declares C: the four parameters agree with each other ([4]) but
+  // conv1 makes 3 channels. fold used to keep the node and write the model.
+  TempDir tmp;
+  auto m = conv_bn();
+  for (const char* p : {"s", "B", "m", "v"}) initializer(m, p) = floats(p, {4}, {1, 1, 1, 1});
+  m.mutable_graph()->mutable_output(0)->clear_type();
+  const auto model = save(tmp, "c4.onnx", m);
+  check_refused(model, "input 'scale' has shape [4], but X has 3 channels (Conv 'conv1' makes 3)", "bn1",
+                {"inspect", "fold"});
+  check_refused(model, "expected [3]", "bn1", {"eval"});
+}
+
+TEST_CASE("tensors whose dims and data disagree are refused by every command, naming the tensor", "[cli][errors]") {
+  TempDir tmp;
+  auto m = conv_bn();
+  auto& s = initializer(m, "s");
+  SECTION("dims whose product overflows") {
+    s.clear_dims();
+    for (int i = 0; i < 3; ++i) s.add_dims(int64_t{1} << 32);
+    check_refused(save(tmp, "overflow.onnx", m), "tensor 's': dims [4294967296, 4294967296, 4294967296]: element "
+                                                 "count overflows int64", "");
+  }
+  SECTION("dims that do not match the data") {
+    s.set_dims(0, 4);
+    check_refused(save(tmp, "dims.onnx", m), "tensor 's': raw_data has 12 bytes, dims [4] of float need 16", "");
+  }
+  SECTION("negative dims") {
+    s.set_dims(0, -3);
+    check_refused(save(tmp, "negative.onnx", m), "tensor 's': dims [-3]: dim 0 is negative", "");
+  }
+  SECTION("raw_data of the wrong length") {
+    s.mutable_raw_data()->resize(10);
+    check_refused(save(tmp, "raw.onnx", m), "tensor 's': raw_data has 10 bytes, dims [3] of float need 12", "");
+  }
+  SECTION("a typed field of the wrong length") {
+    s.clear_raw_data();
+    s.add_float_data(1.0f);
+    check_refused(save(tmp, "typed.onnx", m), "tensor 's': float_data has 1 values, dims [3] of float need 3", "");
+  }
+}
+
+TEST_CASE("NaN and negative variances evaluate per IEEE; fold warns naming the node", "[cli][errors][fold]") {
+  TempDir tmp;
+  auto m = conv_bn();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  initializer(m, "v") = floats("v", {3}, {1.0f, nan, -1.0f});
+  const auto model = save(tmp, "nan_var.onnx", m);
+  const std::string before = read_file(model);
+
+  const auto f = run_cli({"fold", model.string(), "-o", (tmp / "folded.onnx").string(), "--json"});
+  CHECK(f.exit_code == 0);
+  CHECK(f.err.rfind("bnorm: warning: node 'bn1': input_var + epsilon is NaN or not positive in 2 of 3 channels", 0) ==
+        0);
+  const auto j = nlohmann::json::parse(f.out);
+  CHECK(j["folded"].size() == 1);
+  REQUIRE(j["warnings"].size() == 1);
+  CHECK(j["warnings"][0].get<std::string>().find("node 'bn1'") == 0);
+  CHECK(fs::exists(tmp / "folded.onnx"));
+
+  // Channel 0 is finite, channels 1 and 2 NaN, in the original and the fold alike.
+  for (const auto& path : {model, tmp / "folded.onnx"}) {
+    const auto e = run_cli({"eval", path.string(), "--random", "0", "--json"});
+    INFO(path.string() << ": " << e.err);
+    REQUIRE(e.exit_code == 0);
+    const auto out = nlohmann::json::parse(e.out)["outputs"][0];
+    CHECK(out["name"] == "y");
+    CHECK(out["mean"].is_null());  // NaN prints as null in JSON
+  }
+  const auto cmp = run_cli({"eval", model.string(), "--compare", (tmp / "folded.onnx").string()});
+  CHECK(cmp.exit_code == 0);  // NaN matches NaN
+  CHECK(run_cli({"inspect", model.string()}).exit_code == 0);
+  CHECK(run_cli({"upgrade", model.string(), "-o", (tmp / "up.onnx").string()}).exit_code == 0);
+  CHECK(read_file(model) == before);
+}
