@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/resource.h>
-#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,7 +42,6 @@ CliResult run_cli(const std::vector<std::string>& args, const CliLimits& limits)
     ::dup2(e, 2);
     if (limits.unprivileged && ::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(126);
     if (limits.file_size > 0) {
-      ::signal(SIGXFSZ, SIG_IGN);  // stays ignored across exec
       const rlimit lim{static_cast<rlim_t>(limits.file_size), static_cast<rlim_t>(limits.file_size)};
       if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(126);
     }

@@ -30,8 +30,8 @@ struct CliResult {
 
 // Restrictions on the child process of run_cli.
 struct CliLimits {
-  // RLIMIT_FSIZE in bytes (0: none), with SIGXFSZ ignored: writes past it
-  // fail with EFBIG, as on a full disk.
+  // RLIMIT_FSIZE in bytes (0: none): writes past it fail, as on a full disk
+  // (bnorm ignores SIGXFSZ, so it sees the error, EFBIG, instead of dying).
   unsigned long long file_size = 0;
   // Run as user and group 65534 (nobody) when the tests run as root, so
   // that directory permissions apply.

@@ -72,7 +72,7 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   options.inference = opt.inference;
   const UpgradeReport r = upgrade_model(model, options);
   for (const auto& w : r.warnings) log().warn("{}", w);
-  if (!opt.no_check) check_model_full(model.proto);
+  if (!opt.no_check) check_model_full(model.proto, model.dir());
   save_model(model, job.output, save);
   if (json) *json = to_json(r, opt, job);
   else print_text(r, opt, job);

@@ -3,6 +3,7 @@
 //   0 success, 1 a numeric check failed, 2 bad usage or bad input.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <iostream>
 #include <map>
 #include <new>
@@ -62,6 +63,10 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file size limit (ulimit -f), a write fails with EFBIG like on a
+  // full disk, and is reported and cleaned up, instead of killing bnorm
+  // with its temporary files left behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return run(argc, argv);
   } catch (const bnorm::Error& e) {

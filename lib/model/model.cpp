@@ -192,10 +192,17 @@ fs::path side_file_path(const fs::path& out, const SaveOptions& options) {
 
 }  // namespace
 
-void check_output_path(const Model& model, const fs::path& out, const SaveOptions& options) {
+namespace {
+
+void check_output_sources(const Model& model, const fs::path& out, const SaveOptions& options) {
   const char* hint = "write to another file; bnorm never modifies its input";
   if (!model.path.empty() && same_file(out, model.path)) {
-    throw Error(ErrorKind::usage, fmt::format("the output '{}' is the input model itself", out.string()), hint);
+    throw Error(ErrorKind::usage, "the output is the input model itself", hint);
+  }
+  if (!options.external_data_name.empty()) {
+    // Checked even when nothing will go there, so a bad name is always refused.
+    resolve_external_location(out.parent_path().empty() ? fs::path(".") : out.parent_path(),
+                              options.external_data_name);
   }
   std::vector<fs::path> sources;
   for_each_tensor(const_cast<onnx::ModelProto&>(model.proto), [&](onnx::TensorProto& t) {
@@ -210,23 +217,31 @@ void check_output_path(const Model& model, const fs::path& out, const SaveOption
   const fs::path side_path = side_file_path(out, options);
   if (side && same_file(side_path, out)) {
     throw Error(ErrorKind::usage,
-                fmt::format("the external data file '{}' is the output model itself", side_path.string()),
+                fmt::format("the external data file '{}' would be the output model itself", side_path.string()),
                 "give --external-data another name");
   }
   for (const auto& src : sources) {
     if (same_file(out, src)) {
-      throw Error(ErrorKind::usage,
-                  fmt::format("the output '{}' is the external data file '{}' of the input", out.string(),
-                              src.string()),
+      throw Error(ErrorKind::usage, fmt::format("the output is the external data file '{}' of the input", src.string()),
                   hint);
     }
     if (side && same_file(side_path, src)) {
       throw Error(ErrorKind::usage,
-                  fmt::format("the external data would be written to '{}', which the input reads its external data "
-                              "from",
+                  fmt::format("the external data file '{}' is one the input reads its external data from",
                               side_path.string()),
                   "give --external-data another name, or write to another directory");
     }
+  }
+}
+
+}  // namespace
+
+void check_output_path(const Model& model, const fs::path& out, const SaveOptions& options) {
+  try {
+    check_output_sources(model, out, options);
+  } catch (Error& e) {
+    e.in_file(out.string());
+    throw;
   }
 }
 

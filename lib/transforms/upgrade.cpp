@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/error.h"
 #include "model/graph_index.h"
 #include "model/infer.h"
+#include "model/tensor_proto.h"
 #include "transforms/upgrade_onnx.h"
 #include "transforms/upgrade_restore.h"
 
@@ -57,6 +60,33 @@ void keep_declared_value_info(onnx::ModelProto& out, const onnx::ModelProto& in)
   });
 }
 
+// ONNX's converter goes through its IR, which has no external data: the
+// tensors it gives back have their dims but no data. external_tensors()
+// keeps the external entries (small: no data in them) before it runs;
+// put_back_external() restores each, by name, where type and dims are
+// unchanged and the converter left no data.
+std::unordered_map<std::string, onnx::TensorProto> external_tensors(onnx::ModelProto& m) {
+  std::unordered_map<std::string, onnx::TensorProto> out;
+  for_each_tensor(m, [&](onnx::TensorProto& t) {
+    if (is_external(t)) out[t.name()] = t;
+  });
+  return out;
+}
+
+void put_back_external(const std::unordered_map<std::string, onnx::TensorProto>& external, onnx::ModelProto& m) {
+  if (external.empty()) return;
+  for_each_tensor(m, [&](onnx::TensorProto& t) {
+    const auto it = external.find(t.name());
+    if (it == external.end() || is_external(t)) return;
+    const onnx::TensorProto& e = it->second;
+    const bool same = t.data_type() == e.data_type() &&
+                      std::equal(t.dims().begin(), t.dims().end(), e.dims().begin(), e.dims().end());
+    const bool no_data = t.raw_data().empty() && t.float_data_size() == 0 && t.int32_data_size() == 0 &&
+                         t.int64_data_size() == 0 && t.double_data_size() == 0 && t.uint64_data_size() == 0;
+    if (same && no_data) t = e;
+  });
+}
+
 }  // namespace
 
 UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
@@ -75,7 +105,11 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
 
   onnx::ModelProto work = inferred;
   const std::vector<Hidden> hidden = hide_nodes(work, inferred, from, to);
-  if (from != to) work = run_onnx_converter(work, from, to);
+  if (from != to) {
+    const auto external = external_tensors(work);
+    work = run_onnx_converter(work, from, to);
+    put_back_external(external, work);
+  }
   restore_nodes(work, {&index, &hidden, from, to, options.inference}, r);
   forget_placeholder_domain(work);
   keep_declared_value_info(work, model.proto);

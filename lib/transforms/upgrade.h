@@ -49,8 +49,10 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options);
 
 // ONNX's checker with full shape inference (strict, types checked), what
 // onnx.checker.check_model(m, full_check=True) does. Throws Error(input)
-// with the checker's message.
-void check_model_full(const onnx::ModelProto& model);
+// with the checker's message. External data locations are relative to
+// `external_dir` (the directory of the model the tensors were read from):
+// the checker verifies each side file exists.
+void check_model_full(const onnx::ModelProto& model, const std::filesystem::path& external_dir = {});
 
 // The IR version a model at `opset` needs (ONNX's table: opsets 1-8 -> 3,
 // 9 -> 4, 10 -> 5, 11 -> 6, 12-14 -> 7, 15-16 -> 8, 17 -> 8).

@@ -3,14 +3,26 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "core/error.h"
+#include "model/model.h"
+#include "model/tensor_proto.h"
 #include "transforms/upgrade.h"
 
 namespace bnorm {
 
-void check_model_full(const onnx::ModelProto& model) {
+void check_model_full(const onnx::ModelProto& model, const std::filesystem::path& external_dir) {
   try {
-    onnx::checker::check_model(model);
     onnx::ModelProto copy = model;
+    if (!external_dir.empty()) {
+      // The checker looks for side files relative to the current directory
+      // when it checks a model in memory: point it at the model's.
+      for_each_tensor(copy, [&](onnx::TensorProto& t) {
+        if (!is_external(t)) return;
+        for (auto& e : *t.mutable_external_data()) {
+          if (e.key() == "location") e.set_value((external_dir / e.value()).string());
+        }
+      });
+    }
+    onnx::checker::check_model(copy);
     onnx::ShapeInferenceOptions strict{true, 1, false};
     onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), strict);
   } catch (const std::exception& e) {
