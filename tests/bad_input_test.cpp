@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "model/model.h"
+#include "conv_bn_model.h"
 #include "support.h"
 
 using namespace bnorm::test;
@@ -24,10 +25,6 @@ std::vector<std::string> command_args(const std::string& cmd, const fs::path& mo
   if (cmd == "inspect") return {"inspect", model.string()};
   if (cmd == "eval") return {"eval", model.string(), "--random", "0"};
   return {cmd, model.string(), "-o", (out_dir / "out.onnx").string()};
-}
-
-size_t entries(const fs::path& dir) {
-  return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
 size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
@@ -54,83 +51,6 @@ void check_refused(const fs::path& model, const std::string& expect, const std::
     CHECK(fs::exists(model) == existed);
     if (fs::is_regular_file(model)) CHECK(read_file(model) == before);
   }
-}
-
-onnx::TensorProto floats(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& v) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(onnx::TensorProto::FLOAT);
-  for (auto d : dims) t.add_dims(d);
-  t.set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)));
-  return t;
-}
-
-void declare(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims) {
-  v->set_name(name);
-  v->mutable_type()->Clear();
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
-// x [1, 3, 4, 4] -> conv1 (3 -> 3, 3x3, pads 1, bias) -> c -> bn1 -> y, opset 13.
-// Parameters: scale 's', bias 'B', mean 'm', var 'v'.
-onnx::ModelProto conv_bn() {
-  onnx::ModelProto m;
-  m.set_ir_version(7);
-  m.set_producer_name("bnorm-bad-input-test");
-  m.add_opset_import()->set_version(13);
-  auto* g = m.mutable_graph();
-  g->set_name("g");
-  auto* conv = g->add_node();
-  conv->set_name("conv1");
-  conv->set_op_type("Conv");
-  for (const char* i : {"x", "w", "b"}) conv->add_input(i);
-  conv->add_output("c");
-  auto* ks = conv->add_attribute();
-  ks->set_name("kernel_shape");
-  ks->set_type(onnx::AttributeProto::INTS);
-  ks->add_ints(3);
-  ks->add_ints(3);
-  auto* pads = conv->add_attribute();
-  pads->set_name("pads");
-  pads->set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 4; ++i) pads->add_ints(1);
-  auto* bn = g->add_node();
-  bn->set_name("bn1");
-  bn->set_op_type("BatchNormalization");
-  for (const char* i : {"c", "s", "B", "m", "v"}) bn->add_input(i);
-  bn->add_output("y");
-  std::vector<float> w(81);
-  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) / 8.0f - 0.375f;
-  *g->add_initializer() = floats("w", {3, 3, 3, 3}, w);
-  *g->add_initializer() = floats("b", {3}, {0.125f, -0.25f, 0.5f});
-  *g->add_initializer() = floats("s", {3}, {1.0f, 0.5f, 2.0f});
-  *g->add_initializer() = floats("B", {3}, {0.0f, 0.25f, -0.5f});
-  *g->add_initializer() = floats("m", {3}, {0.5f, -0.5f, 0.0f});
-  *g->add_initializer() = floats("v", {3}, {1.0f, 0.25f, 4.0f});
-  declare(g->add_input(), "x", {1, 3, 4, 4});
-  declare(g->add_output(), "y", {1, 3, 4, 4});
-  return m;
-}
-
-onnx::TensorProto& initializer(onnx::ModelProto& m, const std::string& name) {
-  for (auto& t : *m.mutable_graph()->mutable_initializer())
-    if (t.name() == name) return t;
-  throw std::runtime_error("no initializer " + name);
-}
-
-onnx::NodeProto& node(onnx::ModelProto& m, const std::string& name) {
-  for (auto& n : *m.mutable_graph()->mutable_node())
-    if (n.name() == name) return n;
-  throw std::runtime_error("no node " + name);
-}
-
-fs::path save(const TempDir& dir, const std::string& name, const onnx::ModelProto& m) {
-  std::string bytes;
-  REQUIRE(m.SerializeToString(&bytes));
-  write_file(dir / name, bytes);
-  return dir / name;
 }
 
 }  // namespace
@@ -329,4 +249,57 @@ TEST_CASE("NaN and negative variances evaluate per IEEE; fold warns naming the n
   CHECK(run_cli({"inspect", model.string()}).exit_code == 0);
   CHECK(run_cli({"upgrade", model.string(), "-o", (tmp / "up.onnx").string()}).exit_code == 0);
   CHECK(read_file(model) == before);
+}
+
+TEST_CASE("external data outside the model's directory, past its file's end or missing is refused by every command",
+          "[cli][errors][external]") {
+  const std::string hint = "locations must be relative paths inside the model's directory";
+  SECTION("an absolute location") {
+    check_refused(testdata("external_bad/abs_location.onnx"),
+                  "external data location '/etc/hostname' is an absolute path (tensor 'bn1.scale')\n  hint: " + hint, "");
+  }
+  SECTION("a location with '..'") {
+    check_refused(testdata("external_bad/dotdot_location.onnx"),
+                  "external data location '../external/weights.bin' leaves the model's directory (tensor 'bn1.scale')",
+                  "");
+  }
+  SECTION("a range past the end of the side file") {
+    check_refused(testdata("external_bad/past_end.onnx"),
+                  "tensor 'bn1.scale': external data [4, 16) is past the end of 'short.bin' (8 bytes)", "");
+  }
+  SECTION("a missing side file") {
+    check_refused(testdata("external_bad/missing_file.onnx"),
+                  "tensor 'bn1.scale': external data file 'nope.bin' does not exist", "");
+  }
+  TempDir tmp;
+  fs::create_directories(tmp / "m");
+  fs::create_directories(tmp / "outside");
+  fs::copy_file(testdata("external/model.onnx"), tmp / "m" / "model.onnx");
+  const std::string weights = read_file(testdata("external/weights.bin"));
+  SECTION("a side file that is a symlink out of the directory") {
+    write_file(tmp / "outside" / "weights.bin", weights);
+    fs::create_symlink(tmp / "outside" / "weights.bin", tmp / "m" / "weights.bin");
+    check_refused(tmp / "m" / "model.onnx", "external data location 'weights.bin' resolves outside the model's directory",
+                  "");
+  }
+  SECTION("a dangling symlink out of the directory") {
+    fs::create_symlink(tmp / "outside" / "nothing.bin", tmp / "m" / "weights.bin");
+    check_refused(tmp / "m" / "model.onnx", "external data location 'weights.bin' resolves outside the model's directory",
+                  "");
+  }
+  SECTION("a side file shorter than its tensors") {
+    write_file(tmp / "m" / "weights.bin", weights.substr(0, 100));
+    check_refused(tmp / "m" / "model.onnx", "is past the end of 'weights.bin' (100 bytes)", "");
+  }
+  SECTION("a symlink that stays inside is accepted") {
+    fs::create_directories(tmp / "m" / "real");
+    write_file(tmp / "m" / "real" / "w.bin", weights);
+    fs::create_symlink("real/w.bin", tmp / "m" / "weights.bin");
+    for (const auto& cmd : kModelCommands) {
+      TempDir out;
+      const auto r = run_cli(command_args(cmd, tmp / "m" / "model.onnx", out.path()));
+      INFO(cmd << ": " << r.err);
+      CHECK(r.exit_code == 0);
+    }
+  }
 }

@@ -16,10 +16,6 @@ namespace {
 
 const std::vector<std::string> kWriters{"fold", "upgrade"};
 
-size_t entries(const fs::path& dir) {
-  return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
-}
-
 // Copies testdata/external (model.onnx + weights.bin) into `dir`.
 fs::path copy_external(const fs::path& dir) {
   fs::create_directories(dir);
@@ -77,7 +73,7 @@ TEST_CASE("an output in an unwritable directory is refused and nothing is left",
   }
 }
 
-TEST_CASE("-o naming the input is refused, however it is spelled; the input is untouched", "[cli][errors][output]") {
+TEST_CASE("an -o naming the input is refused, however it is spelled; the input is untouched", "[cli][errors][output]") {
   TempDir tmp;
   fs::copy_file(testdata("demo_opset6.onnx"), tmp / "in.onnx");
   fs::create_symlink(tmp / "in.onnx", tmp / "link.onnx");

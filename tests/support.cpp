@@ -72,6 +72,10 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
+size_t entries(const fs::path& dir) {
+  return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
 void write_file(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary);
   out << bytes;

@@ -45,6 +45,8 @@ CliResult run_cli(const std::vector<std::string>& args, const CliLimits& limits 
 std::filesystem::path testdata(const std::string& name);
 
 std::string read_file(const std::filesystem::path& p);
+// How many entries the directory holds (no recursion).
+size_t entries(const std::filesystem::path& dir);
 void write_file(const std::filesystem::path& p, const std::string& bytes);
 
 }  // namespace bnorm::test
