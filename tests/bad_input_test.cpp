@@ -303,3 +303,15 @@ TEST_CASE("external data outside the model's directory, past its file's end or m
     }
   }
 }
+
+TEST_CASE("eval --random on declared dims too large to hold names the file and the input", "[cli][errors][eval]") {
+  TempDir tmp;
+  auto m = conv_bn();
+  declare(m.mutable_graph()->mutable_input(0), "x", {1, 3, int64_t{1} << 62, 4});
+  const auto model = save(tmp, "huge.onnx", m);
+  const auto r = run_cli({"eval", model.string(), "--random", "0"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("bnorm: error: " + model.string() + ": input 'x': dims [1, 3, 4611686018427387904, 4]: element "
+                    "count overflows int64\n  hint: ", 0) == 0);
+}
