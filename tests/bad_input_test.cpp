@@ -217,6 +217,25 @@ TEST_CASE("tensors whose dims and data disagree are refused by every command, na
   }
 }
 
+TEST_CASE("a Constant node whose tensor disagrees with its dims is refused, naming the node", "[cli][errors]") {
+  TempDir tmp;
+  auto m = conv_bn();
+  // The scale comes from a Constant node instead of an initializer.
+  auto* inits = m.mutable_graph()->mutable_initializer();
+  for (int i = 0; i < inits->size(); ++i)
+    if (inits->Get(i).name() == "s") inits->DeleteSubrange(i, 1);
+  auto* c = m.mutable_graph()->add_node();
+  c->set_name("const_s");
+  c->set_op_type("Constant");
+  c->add_output("s");
+  auto* value = c->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = floats("", {3}, {1.0f, 1.0f});
+  check_refused(save(tmp, "constant.onnx", m), "unnamed tensor: raw_data has 8 bytes, dims [3] of float need 12",
+                "const_s");
+}
+
 TEST_CASE("NaN and negative variances evaluate per IEEE; fold warns naming the node", "[cli][errors][fold]") {
   TempDir tmp;
   auto m = conv_bn();

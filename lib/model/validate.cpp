@@ -183,14 +183,35 @@ void check_norm_node(const GraphIndex& index, const GraphIndex::Scope& scope, co
   }
 }
 
+// Tensor attributes (Constant's value, ...), naming the node that holds them.
+void check_attribute_tensors(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                             const std::filesystem::path& dir, int64_t opset) {
+  for (const auto& node : nodes) {
+    try {
+      for (const auto& a : node.attribute()) {
+        if (a.has_t()) check_tensor_proto(a.t(), dir);
+        for (const auto& t : a.tensors()) check_tensor_proto(t, dir);
+        if (a.has_sparse_tensor()) check_tensor_proto(a.sparse_tensor().values(), dir);
+      }
+    } catch (Error& e) {
+      e.at_node(node.name(), node.op_type(), norm_version(node, opset));
+      throw;
+    }
+  }
+}
+
 }  // namespace
 
 void validate_model(const Model& model) {
   const auto dir = model.dir();
-  for_each_tensor(const_cast<onnx::ModelProto&>(model.proto),
-                  [&](const onnx::TensorProto& t) { check_tensor_proto(t, dir); });
-  const GraphIndex index(model.proto);
   const int64_t opset = default_opset(model.proto);
+  for_each_graph(model.proto.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
+    for (const auto& t : g.initializer()) check_tensor_proto(t, dir);
+    for (const auto& sp : g.sparse_initializer()) check_tensor_proto(sp.values(), dir);
+    check_attribute_tensors(g.node(), dir, opset);
+  });
+  for (const auto& f : model.proto.functions()) check_attribute_tensors(f.node(), dir, opset);
+  const GraphIndex index(model.proto);
   for (const auto& scope : index.scopes()) check_graph(index, *scope, opset);
   for (const auto& scope : index.scopes()) {
     for (const auto& node : scope->graph->node()) {
