@@ -182,3 +182,17 @@ TEST_CASE("an --output-dir that is the inputs' own directory refuses each model,
   CHECK(read_file(tmp / "a.onnx") == before);
   CHECK(fs::exists(tmp / "small_cnn_opset9.onnx"));
 }
+
+TEST_CASE("a bad option value is reported without a file, for each model", "[cli][batch][errors]") {
+  TempDir tmp;
+  fs::create_directories(tmp / "out");
+  const std::string a = testdata("demo_opset6.onnx").string();
+  const auto one = run_cli({"upgrade", a, "-o", (tmp / "out" / "o.onnx").string(), "--to", "99"});
+  CHECK(one.exit_code == 2);
+  CHECK(one.err == "bnorm: error: --to 99: the target opset must be 1 to 15\n");
+  const auto two = run_cli({"upgrade", a, testdata("small_cnn_opset9.onnx").string(), "--output-dir",
+                            (tmp / "out").string(), "--to", "0"});
+  CHECK(two.exit_code == 2);
+  CHECK(two.out.find("2 models: 0 written, 2 not written") != std::string::npos);
+  CHECK(entries(tmp / "out") == 0);
+}

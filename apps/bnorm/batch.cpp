@@ -63,6 +63,11 @@ std::vector<ModelJob> plan_jobs(const OutputOptions& o) {
   return jobs;
 }
 
+// Errors about the model name it; usage errors (an option's value) do not.
+void name_input(Error& e, const ModelJob& job) {
+  if (e.kind() != ErrorKind::usage) e.in_file(job.input);
+}
+
 }  // namespace
 
 int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
@@ -73,7 +78,7 @@ int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
     try {
       code = one(jobs[0], as_json ? &j : nullptr);
     } catch (Error& e) {
-      e.in_file(jobs[0].input);
+      name_input(e, jobs[0]);
       throw;
     }
     if (as_json) std::cout << j.dump(2) << "\n";
@@ -89,7 +94,7 @@ int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
     try {
       code = one(job, as_json ? &j : nullptr);
     } catch (Error& e) {
-      e.in_file(job.input);
+      name_input(e, job);
       code = e.exit_code();
       error = e.message();
       hint = e.hint();
