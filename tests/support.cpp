@@ -1,6 +1,8 @@
 #include "support.h"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,7 +30,7 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
-CliResult run_cli(const std::vector<std::string>& args) {
+CliResult run_cli(const std::vector<std::string>& args, const CliLimits& limits) {
   TempDir io;
   const std::string out_path = (io / "out").string(), err_path = (io / "err").string();
   const pid_t pid = ::fork();
@@ -38,6 +40,11 @@ CliResult run_cli(const std::vector<std::string>& args) {
     const int e = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ::dup2(o, 1);
     ::dup2(e, 2);
+    if (limits.unprivileged && ::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(126);
+    if (limits.file_size > 0) {
+      const rlimit lim{static_cast<rlim_t>(limits.file_size), static_cast<rlim_t>(limits.file_size)};
+      if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(126);
+    }
     std::vector<std::string> all{BNORM_CLI};
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -63,6 +70,10 @@ std::string read_file(const fs::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+size_t entries(const fs::path& dir) {
+  return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
 void write_file(const fs::path& p, const std::string& bytes) {

@@ -28,13 +28,25 @@ struct CliResult {
   std::string err;
 };
 
+// Restrictions on the child process of run_cli.
+struct CliLimits {
+  // RLIMIT_FSIZE in bytes (0: none): writes past it fail, as on a full disk
+  // (bnorm ignores SIGXFSZ, so it sees the error, EFBIG, instead of dying).
+  unsigned long long file_size = 0;
+  // Run as user and group 65534 (nobody) when the tests run as root, so
+  // that directory permissions apply.
+  bool unprivileged = false;
+};
+
 // Runs build/bnorm with `args` (no shell; arguments passed as they are).
-CliResult run_cli(const std::vector<std::string>& args);
+CliResult run_cli(const std::vector<std::string>& args, const CliLimits& limits = {});
 
 // testdata/<name> in the source tree.
 std::filesystem::path testdata(const std::string& name);
 
 std::string read_file(const std::filesystem::path& p);
+// How many entries the directory holds (no recursion).
+size_t entries(const std::filesystem::path& dir);
 void write_file(const std::filesystem::path& p, const std::string& bytes);
 
 }  // namespace bnorm::test

@@ -186,3 +186,19 @@ TEST_CASE("upgrade CLI: a result the checker refuses is exit 2 and writes nothin
   CHECK_FALSE(fs::exists(out));
   CHECK(run_cli({"upgrade", (tmp / "bad.onnx").string(), "-o", out, "--no-check"}).exit_code == 0);
 }
+
+TEST_CASE("upgrade keeps external data: the side file is written and the numbers are the same", "[upgrade][cli][external]") {
+  // ONNX's converter drops external_data entries (its IR has none), which
+  // used to leave tensors with no data at all.
+  test::TempDir tmp;
+  const auto out = tmp / "up.onnx";
+  const auto r = test::run_cli({"upgrade", test::testdata("external/model.onnx").string(), "-o", out.string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(std::filesystem::exists(tmp / "up.onnx.data"));
+  const auto cmp = test::run_cli({"eval", test::testdata("external/model.onnx").string(), "--compare", out.string(),
+                                  "--random", "3"});
+  INFO(cmp.err);
+  CHECK(cmp.exit_code == 0);
+  CHECK(cmp.out.find("the models agree") != std::string::npos);
+}

@@ -106,6 +106,9 @@ int run_dirs(const EvalCliOptions& o) {
                                    diff_text(out.diff));
     }
   }
+  if (passed + failed + skipped + errors == 0) {
+    throw Error(ErrorKind::usage, fmt::format("--filter '{}' matches no test folder", o.filter));
+  }
   if (o.json) {
     std::cout << json{{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped}, {"errors", errors},
                       {"rtol", tol.rtol}, {"atol", tol.atol}}
@@ -151,13 +154,7 @@ std::string file_stem(const std::string& name) {
 int run_model(const EvalCliOptions& o) {
   const Model model = load_model(o.paths[0]);
   const auto inputs = gather_inputs(o, model, o.seed.has_value());
-  std::map<std::string, Tensor> outputs;
-  try {
-    outputs = evaluate(model, inputs);
-  } catch (Error& e) {
-    e.in_file(o.paths[0]);
-    throw;
-  }
+  const std::map<std::string, Tensor> outputs = evaluate(model, inputs);
   json outs = json::array();
   for (const auto& out : model.proto.graph().output()) {
     const auto it = outputs.find(out.name());
@@ -197,13 +194,7 @@ int run_compare(const EvalCliOptions& o) {
   const Model a = load_model(o.paths[0]);
   const Model b = load_model(o.compare);
   const auto inputs = gather_inputs(o, a, true);
-  std::map<std::string, Tensor> ya, yb;
-  try {
-    ya = evaluate(a, inputs);
-  } catch (Error& e) {
-    e.in_file(o.paths[0]);
-    throw;
-  }
+  std::map<std::string, Tensor> ya = evaluate(a, inputs), yb;
   try {
     yb = evaluate(b, inputs);
   } catch (Error& e) {
@@ -275,7 +266,12 @@ Runner add_eval(CLI::App& app) {
     }
     if (opt->paths.size() != 1) throw Error(ErrorKind::usage, "give one model, or only test folders");
     if (!opt->filter.empty()) throw Error(ErrorKind::usage, "--filter applies to test folders");
-    return opt->compare.empty() ? run_model(*opt) : run_compare(*opt);
+    try {
+      return opt->compare.empty() ? run_model(*opt) : run_compare(*opt);
+    } catch (Error& e) {
+      e.in_file(opt->paths[0]);  // errors of B, and of files written, already name theirs
+      throw;
+    }
   };
 }
 

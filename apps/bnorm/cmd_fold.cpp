@@ -1,4 +1,4 @@
-// bnorm fold IN.onnx -o OUT.onnx [--json] [--external-data NAME]
+// bnorm fold IN.onnx -o OUT.onnx | IN.onnx... --output-dir DIR  [--verify] [--json] [--external-data NAME]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +7,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "batch.h"
 #include "commands.h"
+#include "core/error.h"
+#include "core/log.h"
 #include "model/model.h"
 #include "model/tensor.h"
 #include "transforms/fold.h"
@@ -18,7 +21,7 @@ namespace bnorm::cli {
 namespace {
 
 struct FoldOptions {
-  std::string input, output, external_data;
+  OutputOptions files;
   bool json = false;
   bool verify = false;
   uint64_t seed = 0;
@@ -34,14 +37,59 @@ nlohmann::json to_json(const std::vector<FoldCheck>& checks) {
   return out;
 }
 
-nlohmann::json to_json(const FoldReport& r, const FoldOptions& o) {
+nlohmann::json to_json(const FoldReport& r, const ModelJob& job) {
   nlohmann::json folded = nlohmann::json::array(), skipped = nlohmann::json::array();
   for (const auto& f : r.folded) {
     folded.push_back({{"graph", f.graph}, {"bn", f.bn}, {"producer", f.producer}, {"producer_op", f.producer_op}});
   }
   for (const auto& s : r.skipped) skipped.push_back({{"graph", s.graph}, {"bn", s.bn}, {"reason", s.reason}});
-  return {{"input", o.input}, {"output", o.output}, {"batch_norm_nodes", r.total}, {"folded", folded},
-          {"not_folded", skipped}};
+  return {{"input", job.input}, {"output", job.output}, {"batch_norm_nodes", r.total}, {"folded", folded},
+          {"not_folded", skipped}, {"warnings", r.warnings}};
+}
+
+int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json) {
+  Model model = load_model(job.input);
+  SaveOptions save;
+  save.external_data_name = opt.files.external_data;
+  check_output_path(model, job.output, save);
+  std::optional<Model> before;
+  if (opt.verify) before = model;
+  bnorm::FoldOptions fold_options;
+  fold_options.rewrite_on_save = !opt.verify;  // nothing reads the folded weights before saving
+  const FoldReport r = fold_batch_norms(model, fold_options);
+  for (const auto& w : r.warnings) log().warn("{}", w);
+  std::vector<FoldCheck> checks;
+  if (before) checks = verify_folds(*before, model, r, opt.seed);
+  const bool ok = std::all_of(checks.begin(), checks.end(), [](const FoldCheck& c) { return c.pass; });
+  if (ok) {
+    save_model(model, job.output, save);
+  }
+  if (json) {
+    *json = to_json(r, job);
+    if (before) (*json)["verify"] = to_json(checks);
+    (*json)["written"] = ok;
+    return ok ? kExitOk : kExitCheckFailed;
+  }
+  std::cout << fmt::format("folded {} of {} BatchNormalization nodes\n", r.folded.size(), r.total);
+  for (const auto& f : r.folded) {
+    std::cout << fmt::format("  folded   {} into {} '{}'{}\n", f.bn, f.producer_op, f.producer,
+                             f.graph == "main" ? "" : " (" + f.graph + ")");
+  }
+  for (const auto& s : r.skipped) {
+    std::cout << fmt::format("  kept     {}: {}{}\n", s.bn, s.reason, s.graph == "main" ? "" : " (" + s.graph + ")");
+  }
+  for (const auto& w : r.warnings) std::cout << fmt::format("  warning  {}\n", w);
+  for (const auto& c : checks) {
+    std::cout << fmt::format("  {}   {} into '{}' on X {} {}: max abs {:.3g}, max rel {:.3g}\n",
+                             c.pass ? "verified" : "FAILED  ", c.bn, c.producer, c.type, shape_str(c.shape), c.max_abs,
+                             c.max_rel);
+  }
+  if (!ok) {
+    std::cout << "a fold is off beyond tolerance: nothing written\n";
+    return kExitCheckFailed;
+  }
+  std::cout << fmt::format("wrote {}\n", job.output);
+  return kExitOk;
 }
 
 }  // namespace
@@ -49,54 +97,13 @@ nlohmann::json to_json(const FoldReport& r, const FoldOptions& o) {
 Runner add_fold(CLI::App& app) {
   auto opt = std::make_shared<FoldOptions>();
   CLI::App* sub = app.add_subcommand("fold", "Fold inference BatchNormalization into the preceding Conv, ConvTranspose, Gemm or MatMul");
-  sub->add_option("model", opt->input, "The .onnx model to read (never modified)")->required();
-  sub->add_option("-o,--output", opt->output, "Where to write the folded model")->required();
-  sub->add_option("--external-data", opt->external_data,
-                  "Side file for external data, relative to the output (default: OUTPUT.data)");
+  add_output_options(sub, opt->files);
   sub->add_flag("--verify", opt->verify, "Check each fold numerically; exit 1 (and write nothing) if one is off");
   sub->add_option("--seed", opt->seed, "Seed of --verify's random inputs (default 0)");
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
   return [opt]() {
-    Model model = load_model(opt->input);
-    std::optional<Model> before;
-    if (opt->verify) before = model;
-    bnorm::FoldOptions fold_options;
-    fold_options.rewrite_on_save = !opt->verify;  // nothing reads the folded weights before saving
-    const FoldReport r = fold_batch_norms(model, fold_options);
-    std::vector<FoldCheck> checks;
-    if (before) checks = verify_folds(*before, model, r, opt->seed);
-    const bool ok = std::all_of(checks.begin(), checks.end(), [](const FoldCheck& c) { return c.pass; });
-    if (ok) {
-      SaveOptions save;
-      save.external_data_name = opt->external_data;
-      save_model(model, opt->output, save);
-    }
-    if (opt->json) {
-      auto j = to_json(r, *opt);
-      if (before) j["verify"] = to_json(checks);
-      j["written"] = ok;
-      std::cout << j.dump(2) << "\n";
-      return ok ? 0 : 1;
-    }
-    std::cout << fmt::format("folded {} of {} BatchNormalization nodes\n", r.folded.size(), r.total);
-    for (const auto& f : r.folded) {
-      std::cout << fmt::format("  folded   {} into {} '{}'{}\n", f.bn, f.producer_op, f.producer,
-                               f.graph == "main" ? "" : " (" + f.graph + ")");
-    }
-    for (const auto& s : r.skipped) {
-      std::cout << fmt::format("  kept     {}: {}{}\n", s.bn, s.reason, s.graph == "main" ? "" : " (" + s.graph + ")");
-    }
-    for (const auto& c : checks) {
-      std::cout << fmt::format("  {}   {} into '{}' on X {} {}: max abs {:.3g}, max rel {:.3g}\n",
-                               c.pass ? "verified" : "FAILED  ", c.bn, c.producer, c.type, shape_str(c.shape), c.max_abs,
-                               c.max_rel);
-    }
-    if (!ok) {
-      std::cout << "a fold is off beyond tolerance: nothing written\n";
-      return 1;
-    }
-    std::cout << fmt::format("wrote {}\n", opt->output);
-    return 0;
+    return run_models(opt->files, opt->json,
+                      [opt](const ModelJob& job, nlohmann::json* json) { return fold_one(*opt, job, json); });
   };
 }
 

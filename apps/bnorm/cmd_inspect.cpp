@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "core/error.h"
 #include "model/model.h"
 #include "transforms/inspect.h"
 
@@ -94,7 +95,13 @@ Runner add_inspect(CLI::App& app) {
   sub->add_flag("--summary", opt->summary, "Print the header and the table only, no per-node details");
   return [opt]() {
     const Model model = load_model(opt->model);
-    const InspectReport r = inspect(model);
+    InspectReport r;
+    try {
+      r = inspect(model);
+    } catch (Error& e) {
+      e.in_file(opt->model);
+      throw;
+    }
     if (opt->json) {
       std::cout << to_json(r).dump(2) << "\n";
       return 0;

@@ -1,11 +1,13 @@
-// bnorm upgrade IN.onnx -o OUT.onnx [--to N] [--inference] [--no-check] [--json] [--external-data NAME]
+// bnorm upgrade IN.onnx -o OUT.onnx | IN.onnx... --output-dir DIR  [--to N] [--inference] [--no-check] [--json] [--external-data NAME]
 #include <fmt/format.h>
 
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "batch.h"
 #include "commands.h"
+#include "core/error.h"
 #include "core/log.h"
 #include "model/model.h"
 #include "transforms/upgrade.h"
@@ -15,12 +17,12 @@ namespace bnorm::cli {
 namespace {
 
 struct UpgradeCliOptions {
-  std::string input, output, external_data;
+  OutputOptions files;
   int64_t to = kUpgradeMaxOpset;
   bool inference = false, no_check = false, json = false;
 };
 
-nlohmann::json to_json(const UpgradeReport& r, const UpgradeCliOptions& o) {
+nlohmann::json to_json(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJob& job) {
   nlohmann::json nodes = nlohmann::json::array(), rewrites = nlohmann::json::array();
   for (const auto& n : r.nodes) {
     nodes.push_back({{"graph", n.graph}, {"name", n.name}, {"op", n.op}, {"from", n.from}, {"to", n.to},
@@ -30,7 +32,7 @@ nlohmann::json to_json(const UpgradeReport& r, const UpgradeCliOptions& o) {
   for (const auto& w : r.rewrites) {
     rewrites.push_back({{"graph", w.graph}, {"name", w.name}, {"op", w.op}, {"what", w.what}, {"added", w.added}});
   }
-  return {{"input", o.input}, {"output", o.output}, {"from_opset", r.from_opset}, {"to_opset", r.to_opset},
+  return {{"input", job.input}, {"output", job.output}, {"from_opset", r.from_opset}, {"to_opset", r.to_opset},
           {"from_ir", r.from_ir}, {"to_ir", r.to_ir}, {"checked", !o.no_check}, {"norm_nodes", nodes},
           {"rewrites", rewrites}, {"made_inference", r.made_inference}, {"removed", r.removed}, {"warnings", r.warnings}};
 }
@@ -41,8 +43,8 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-void print_text(const UpgradeReport& r, const UpgradeCliOptions& o) {
-  std::cout << fmt::format("upgraded {} from opset {} (IR {}) to opset {} (IR {})\n", o.input, r.from_opset,
+void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJob& job) {
+  std::cout << fmt::format("upgraded {} from opset {} (IR {}) to opset {} (IR {})\n", job.input, r.from_opset,
                            r.from_ir, r.to_opset, r.to_ir);
   for (const auto& n : r.nodes) {
     std::cout << fmt::format("  {} ({}) {} -> {}{}{}\n", n.name, n.op, n.from, n.to,
@@ -58,7 +60,24 @@ void print_text(const UpgradeReport& r, const UpgradeCliOptions& o) {
   }
   if (!r.made_inference.empty()) std::cout << fmt::format("made inference (--inference): {}\n", join(r.made_inference));
   if (!r.removed.empty()) std::cout << fmt::format("removed, no longer read: {}\n", join(r.removed));
-  std::cout << fmt::format("wrote {}{}\n", o.output, o.no_check ? " (not checked: --no-check)" : " (passes ONNX's checker)");
+  std::cout << fmt::format("wrote {}{}\n", job.output, o.no_check ? " (not checked: --no-check)" : " (passes ONNX's checker)");
+}
+
+int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::json* json) {
+  Model model = load_model(job.input);
+  SaveOptions save;
+  save.external_data_name = opt.files.external_data;
+  check_output_path(model, job.output, save);
+  UpgradeOptions options;
+  options.target = opt.to;
+  options.inference = opt.inference;
+  const UpgradeReport r = upgrade_model(model, options);
+  for (const auto& w : r.warnings) log().warn("{}", w);
+  if (!opt.no_check) check_model_full(model.proto, model.dir());
+  save_model(model, job.output, save);
+  if (json) *json = to_json(r, opt, job);
+  else print_text(r, opt, job);
+  return kExitOk;
 }
 
 }  // namespace
@@ -67,29 +86,15 @@ Runner add_upgrade(CLI::App& app) {
   auto opt = std::make_shared<UpgradeCliOptions>();
   CLI::App* sub = app.add_subcommand("upgrade", "Convert a whole model to another opset (1 to 15), BatchNormalization "
                                                 "and InstanceNormalization exactly");
-  sub->add_option("model", opt->input, "The .onnx model to read (never modified)")->required();
-  sub->add_option("-o,--output", opt->output, "Where to write the converted model")->required();
+  add_output_options(sub, opt->files);
   sub->add_option("--to", opt->to, "Target opset, 1 to 15 (default 15), lower or higher than the model's");
   sub->add_flag("--inference", opt->inference,
                 "The model is an inference model: training BatchNormalization nodes become inference nodes");
   sub->add_flag("--no-check", opt->no_check, "Do not run ONNX's checker (with full shape inference) on the result");
-  sub->add_option("--external-data", opt->external_data,
-                  "Side file for external data, relative to the output (default: OUTPUT.data)");
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
   return [opt]() {
-    Model model = load_model(opt->input);
-    UpgradeOptions options;
-    options.target = opt->to;
-    options.inference = opt->inference;
-    const UpgradeReport r = upgrade_model(model, options);
-    for (const auto& w : r.warnings) log().warn("{}", w);
-    if (!opt->no_check) check_model_full(model.proto, model.dir());
-    SaveOptions save;
-    save.external_data_name = opt->external_data;
-    save_model(model, opt->output, save);
-    if (opt->json) std::cout << to_json(r, *opt).dump(2) << "\n";
-    else print_text(r, *opt);
-    return 0;
+    return run_models(opt->files, opt->json,
+                      [opt](const ModelJob& job, nlohmann::json* json) { return upgrade_one(*opt, job, json); });
   };
 }
 

@@ -6,10 +6,14 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace bnorm::cli {
 
 using Runner = std::function<int()>;
+
+// The one error format: "bnorm: error: MESSAGE" and an optional hint line, on stderr.
+void print_error(const std::string& message, const std::string& hint);
 
 Runner add_inspect(CLI::App& app);
 Runner add_fold(CLI::App& app);

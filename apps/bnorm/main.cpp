@@ -3,6 +3,7 @@
 //   0 success, 1 a numeric check failed, 2 bad usage or bad input.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <iostream>
 #include <map>
 #include <new>
@@ -11,12 +12,18 @@
 #include "core/error.h"
 #include "core/log.h"
 
-namespace {
+namespace bnorm::cli {
 
 void print_error(const std::string& message, const std::string& hint) {
   std::cerr << "bnorm: error: " << message << "\n";
   if (!hint.empty()) std::cerr << "  hint: " << hint << "\n";
 }
+
+}  // namespace bnorm::cli
+
+namespace {
+
+using bnorm::cli::print_error;
 
 int run(int argc, char** argv) {
   CLI::App app{"bnorm: BatchNormalization and InstanceNormalization in ONNX models"};
@@ -56,6 +63,10 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file size limit (ulimit -f), a write fails with EFBIG like on a
+  // full disk, and is reported and cleaned up, instead of killing bnorm
+  // with its temporary files left behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return run(argc, argv);
   } catch (const bnorm::Error& e) {

@@ -35,6 +35,11 @@ std::vector<fs::path> find_backend_tests(const fs::path& root) {
   for (const auto& e : fs::directory_iterator(root)) {
     if (is_backend_test_dir(e.path())) out.push_back(e.path());
   }
+  if (out.empty()) {
+    Error e(ErrorKind::input, "holds no test folder (a folder with model.onnx and test_data_set_*)");
+    e.in_file(root.string());
+    throw e;
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

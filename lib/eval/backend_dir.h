@@ -39,6 +39,8 @@ struct BackendTestResult {
 // A folder holding model.onnx.
 bool is_backend_test_dir(const std::filesystem::path& dir);
 // `root` itself if it is a test folder, else its test sub-folders, sorted.
+// Throws Error(input) naming `root` when it is not a directory or holds no
+// test folder.
 std::vector<std::filesystem::path> find_backend_tests(const std::filesystem::path& root);
 // The first op in any graph of the model the evaluator lacks; empty if none.
 std::string first_unsupported_op(const std::filesystem::path& model);

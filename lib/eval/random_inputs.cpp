@@ -37,7 +37,13 @@ std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
       shape.push_back(it->second);
     }
     const auto dtype = static_cast<DType>(type.tensor_type().elem_type());
-    const int64_t n = checked_numel(shape, int64_t{1} << 31);
+    int64_t n = 0;
+    try {
+      n = checked_numel(shape, int64_t{1} << 31);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::input, fmt::format("input '{}': {}", in.name(), e.bare_message()),
+                  "give it with --input NAME=FILE, or smaller dims with --dim");
+    }
     std::vector<double> v(static_cast<size_t>(n));
     if (is_floating(dtype)) {
       // 53 random bits -> [0, 1) -> [-1, 1): the same on every platform.

@@ -31,6 +31,25 @@ bool inside(const fs::path& dir, const fs::path& p) {
   return true;
 }
 
+// `p` made absolute with every symlink in it followed, dangling ones too
+// (weakly_canonical takes a dangling link for a plain name, which would let
+// a link to a file not yet written point anywhere).
+fs::path follow_links(const fs::path& p, int depth = 0) {
+  if (depth > 40) throw Error(ErrorKind::input, fmt::format("too many levels of symbolic links in '{}'", p.string()));
+  std::error_code ec;
+  const fs::path abs = fs::absolute(p, ec);
+  if (ec) return p.lexically_normal();
+  fs::path out;
+  for (const auto& part : abs) {
+    out /= part;
+    if (!fs::is_symlink(fs::symlink_status(out, ec))) continue;
+    const fs::path target = fs::read_symlink(out, ec);
+    if (ec) break;
+    out = follow_links(target.is_absolute() ? target : out.parent_path() / target, depth + 1);
+  }
+  return out.lexically_normal();
+}
+
 }  // namespace
 
 ExternalRef external_ref(const onnx::TensorProto& p) {
@@ -67,10 +86,7 @@ fs::path resolve_external_location(const fs::path& base_dir, const std::string& 
   }
   const fs::path dir = base_dir.empty() ? fs::path(".") : base_dir;
   const fs::path full = dir / loc;
-  std::error_code ec;
-  const fs::path real_dir = fs::weakly_canonical(dir, ec);
-  const fs::path real_full = ec ? full : fs::weakly_canonical(full, ec);
-  if (!ec && !inside(real_dir, real_full)) {
+  if (!inside(follow_links(dir), follow_links(full))) {
     throw Error(ErrorKind::input,
                 fmt::format("external data location '{}' resolves outside the model's directory", location),
                 "a symlink points out of the model's directory");
@@ -78,8 +94,8 @@ fs::path resolve_external_location(const fs::path& base_dir, const std::string& 
   return full;
 }
 
-std::vector<uint8_t> read_external(const fs::path& base_dir, const ExternalRef& ref, int64_t expected,
-                                   const std::string& tensor_name) {
+fs::path check_external(const fs::path& base_dir, const ExternalRef& ref, int64_t expected,
+                        const std::string& tensor_name) {
   fs::path path;
   try {
     path = resolve_external_location(base_dir, ref.location);
@@ -100,12 +116,21 @@ std::vector<uint8_t> read_external(const fs::path& base_dir, const ExternalRef& 
   const int64_t length = ref.length >= 0 ? ref.length : file_size - ref.offset;
   if (length > file_size - ref.offset) {
     fail(ErrorKind::input, "tensor '{}': external data [{}, {}) is past the end of '{}' ({} bytes)", tensor_name,
-         ref.offset, ref.offset + length, ref.location, file_size);
+         ref.offset, static_cast<uint64_t>(ref.offset) + static_cast<uint64_t>(length), ref.location, file_size);
   }
   if (expected >= 0 && length != expected) {
     fail(ErrorKind::input, "tensor '{}': external data has {} bytes, its dims and type need {}", tensor_name, length,
          expected);
   }
+  return path;
+}
+
+std::vector<uint8_t> read_external(const fs::path& base_dir, const ExternalRef& ref, int64_t expected,
+                                   const std::string& tensor_name) {
+  const fs::path path = check_external(base_dir, ref, expected, tensor_name);
+  std::error_code ec;
+  const auto file_size = static_cast<int64_t>(fs::file_size(path, ec));
+  const int64_t length = ref.length >= 0 ? ref.length : file_size - ref.offset;
   std::vector<uint8_t> bytes(static_cast<size_t>(length));
   std::ifstream in(path, std::ios::binary);
   in.seekg(ref.offset);

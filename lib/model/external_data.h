@@ -32,6 +32,12 @@ ExternalRef external_ref(const onnx::TensorProto& p);
 std::filesystem::path resolve_external_location(const std::filesystem::path& base_dir,
                                                 const std::string& location);
 
+// Checks, without reading, what read_external checks: the location, that
+// the file exists, and that the range lies inside it (and has `expected`
+// bytes when that is >= 0). Returns the file's path.
+std::filesystem::path check_external(const std::filesystem::path& base_dir, const ExternalRef& ref,
+                                     int64_t expected, const std::string& tensor_name);
+
 // Reads the bytes `ref` names. `expected` (if >= 0) is the size the tensor's
 // dims and type require; a mismatch is an error, found before reading.
 std::vector<uint8_t> read_external(const std::filesystem::path& base_dir, const ExternalRef& ref,

@@ -15,6 +15,7 @@
 #include "model/deferred.h"
 #include "model/external_data.h"
 #include "model/tensor_proto.h"
+#include "model/validate.h"
 
 namespace fs = std::filesystem;
 namespace pbio = google::protobuf::io;
@@ -100,6 +101,7 @@ Model load_model(const fs::path& path, size_t defer_threshold) {
         for (const auto& t : model.proto.graph().initializer()) any = any || is_deferred(t);
         if (!any) model.source.reset();
         model.path = path;
+        validate_model(model);
         return model;
       }
     }
@@ -109,6 +111,7 @@ Model load_model(const fs::path& path, size_t defer_threshold) {
     raw.SetCloseOnDelete(true);
     Model model = parse_stream(raw, path.string());
     model.path = path;
+    validate_model(model);
     return model;
   } catch (Error& e) {
     e.in_file(path.string());
@@ -122,6 +125,7 @@ Model parse_model(const std::string& bytes, const std::string& name) {
     pbio::ArrayInputStream raw(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
     Model model = parse_stream(raw, name);
     model.path = name;
+    validate_model(model);
     return model;
   } catch (Error& e) {
     e.in_file(name);
@@ -321,8 +325,82 @@ void write_proto(const onnx::ModelProto& proto, AtomicFile& out) {
 
 }  // namespace
 
+namespace {
+
+// The same file: equivalent when both exist, else the same path once
+// symlinks and "." / ".." are resolved.
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  const fs::path ca = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+fs::path side_file_path(const fs::path& out, const SaveOptions& options) {
+  const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  return out_dir / (options.external_data_name.empty() ? out.filename().string() + ".data" : options.external_data_name);
+}
+
+}  // namespace
+
+namespace {
+
+void check_output_sources(const Model& model, const fs::path& out, const SaveOptions& options) {
+  const char* hint = "write to another file; bnorm never modifies its input";
+  if (!model.path.empty() && same_file(out, model.path)) {
+    throw Error(ErrorKind::usage, "the output is the input model itself", hint);
+  }
+  if (!options.external_data_name.empty()) {
+    // Checked even when nothing will go there, so a bad name is always refused.
+    resolve_external_location(out.parent_path().empty() ? fs::path(".") : out.parent_path(),
+                              options.external_data_name);
+  }
+  std::vector<fs::path> sources;
+  for_each_tensor(const_cast<onnx::ModelProto&>(model.proto), [&](onnx::TensorProto& t) {
+    if (!is_external(t)) return;
+    try {
+      sources.push_back(resolve_external_location(model.dir(), external_ref(t).location));
+    } catch (const Error&) {
+      // Refused when read; nothing of it can be overwritten here.
+    }
+  });
+  const bool side = !sources.empty();
+  const fs::path side_path = side_file_path(out, options);
+  if (side && same_file(side_path, out)) {
+    throw Error(ErrorKind::usage,
+                fmt::format("the external data file '{}' would be the output model itself", side_path.string()),
+                "give --external-data another name");
+  }
+  for (const auto& src : sources) {
+    if (same_file(out, src)) {
+      throw Error(ErrorKind::usage, fmt::format("the output is the external data file '{}' of the input", src.string()),
+                  hint);
+    }
+    if (side && same_file(side_path, src)) {
+      throw Error(ErrorKind::usage,
+                  fmt::format("the external data file '{}' is one the input reads its external data from",
+                              side_path.string()),
+                  "give --external-data another name, or write to another directory");
+    }
+  }
+}
+
+}  // namespace
+
+void check_output_path(const Model& model, const fs::path& out, const SaveOptions& options) {
+  try {
+    check_output_sources(model, out, options);
+  } catch (Error& e) {
+    e.in_file(out.string());
+    throw;
+  }
+}
+
 void save_model(Model& model, const fs::path& out, const SaveOptions& options) {
   try {
+    check_output_path(model, out, options);
     const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
     if (!model.has_external_data()) {
       AtomicFile file(out);

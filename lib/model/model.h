@@ -42,7 +42,9 @@ struct Model {
 };
 
 // Reads `path`. Throws Error(input) naming the file when it is missing, a
-// directory, empty, not a protobuf ModelProto, or has no graph. The raw_data
+// directory, empty, not a protobuf ModelProto, has no graph, or is not a
+// valid model (validate_model in model/validate.h: tensors, graphs,
+// normalization nodes; external data is checked, not read). The raw_data
 // of main-graph initializers of at least `defer_threshold` bytes stays in
 // the file (deferred.h); 0 loads everything.
 inline constexpr size_t kDeferThreshold = 64 << 10;
@@ -68,6 +70,14 @@ struct SaveOptions {
 // tensors' entries are rewritten to point at it; `model` is then bound to
 // `out` (model.path = out).
 void save_model(Model& model, const std::filesystem::path& out, const SaveOptions& options = {});
+
+// Refuses (Error(usage)) an output that would overwrite what `model` was
+// read from: its own file, or one of its external data files, whether
+// named by `out` or by the side file the save would write. Also refuses a
+// side file that is `out` itself. save_model calls it; commands call it
+// before any work, to fail early. Paths are compared as files (links and
+// different spellings of one file are the same file).
+void check_output_path(const Model& model, const std::filesystem::path& out, const SaveOptions& options = {});
 
 // The default-domain ("" or "ai.onnx") opset of the model. Models with no
 // opset_import at all (IR 1 and 2, e.g. PyTorch 0.2 exports) mean opset 1.

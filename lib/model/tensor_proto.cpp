@@ -120,21 +120,37 @@ bool is_external(const onnx::TensorProto& p) {
   return p.data_location() == onnx::TensorProto_DataLocation_EXTERNAL;
 }
 
-Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& base_dir) {
-  const DType t = static_cast<DType>(p.data_type());
-  const size_t size = dtype_size(t);
-  if (size == 0) fail(ErrorKind::input, "{}: type {} is not supported", label(p.name()), dtype_name(t));
+namespace {
+
+enum class Storage { none, raw, typed, external, deferred };
+
+struct Layout {
+  DType type = DType::undefined;
+  std::vector<int64_t> dims;
+  int64_t numel = 0;
+  uint64_t bytes = 0;  // numel * element size
+  Storage storage = Storage::none;
+  std::string need;    // "dims [3] of float need"
+};
+
+// Checks the dims of `p` and that its storage holds exactly what they need
+// (for external data: the location, the file and the range, without
+// reading). Types without a fixed size only have their dims and their
+// single storage checked.
+Layout check_layout(const onnx::TensorProto& p, const std::filesystem::path& base_dir) {
+  Layout l;
+  l.type = static_cast<DType>(p.data_type());
+  const size_t size = dtype_size(l.type);
   if (p.has_segment()) fail(ErrorKind::unsupported, "{}: segmented tensors are not supported", label(p.name()));
 
-  const std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
-  int64_t numel = 0;
+  l.dims.assign(p.dims().begin(), p.dims().end());
   try {
-    numel = checked_numel(dims, INT64_MAX / static_cast<int64_t>(size));
+    l.numel = checked_numel(l.dims, size == 0 ? INT64_MAX : INT64_MAX / static_cast<int64_t>(size));
   } catch (const Error& e) {
     fail(ErrorKind::input, "{}: {}", label(p.name()), e.bare_message());
   }
-  const auto expected = static_cast<uint64_t>(numel) * size;
-  const std::string need = fmt::format("dims {} of {} need", shape_str(dims), dtype_name(t));
+  l.bytes = static_cast<uint64_t>(l.numel) * size;
+  l.need = fmt::format("dims {} of {} need", shape_str(l.dims), dtype_name(l.type));
 
   const std::vector<Field> typed = nonempty_typed_fields(p);
   const bool raw = p.has_raw_data() || !p.raw_data().empty();
@@ -145,44 +161,69 @@ Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& ba
   if (typed.size() > 1) {
     fail(ErrorKind::input, "{}: has both {} and {}", label(p.name()), typed[0].name, typed[1].name);
   }
+  if (is_deferred(p)) {
+    l.storage = Storage::deferred;
+    const int64_t length = deferred_ref(p).length;
+    if (size != 0 && static_cast<uint64_t>(length) != l.bytes) {
+      fail(ErrorKind::input, "{}: raw_data has {} bytes, {} {}", label(p.name()), length, l.need, l.bytes);
+    }
+  } else if (is_external(p)) {
+    l.storage = Storage::external;
+    if (base_dir.empty()) {
+      fail(ErrorKind::input, "{}: has external data but the model's directory is unknown", label(p.name()));
+    }
+    check_external(base_dir, external_ref(p), size == 0 ? -1 : static_cast<int64_t>(l.bytes), p.name());
+  } else if (raw) {
+    l.storage = Storage::raw;
+    if (size != 0 && p.raw_data().size() != l.bytes) {
+      fail(ErrorKind::input, "{}: raw_data has {} bytes, {} {}", label(p.name()), p.raw_data().size(), l.need,
+           l.bytes);
+    }
+  } else if (!typed.empty()) {
+    l.storage = Storage::typed;
+    if (size == 0) return l;
+    const char* want = typed_field_for(l.type);
+    if (std::strcmp(typed[0].name, want) != 0) {
+      fail(ErrorKind::input, "{}: {} values must be in {} or raw_data, found {}", label(p.name()),
+           dtype_name(l.type), want, typed[0].name);
+    }
+    if (typed[0].size != l.numel) {
+      fail(ErrorKind::input, "{}: {} has {} values, {} {}", label(p.name()), want, typed[0].size, l.need, l.numel);
+    }
+  } else if (l.numel > 0 && size != 0) {
+    fail(ErrorKind::input, "{}: has no data, {} {} values", label(p.name()), l.need, l.numel);
+  }
+  return l;
+}
+
+}  // namespace
+
+void check_tensor_proto(const onnx::TensorProto& p, const std::filesystem::path& base_dir) {
+  check_layout(p, base_dir);
+}
+
+Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& base_dir) {
+  const DType t = static_cast<DType>(p.data_type());
+  if (dtype_size(t) == 0) fail(ErrorKind::input, "{}: type {} is not supported", label(p.name()), dtype_name(t));
+  const Layout l = check_layout(p, base_dir);
 
   Tensor out;
   out.name = p.name();
   out.dtype = t;
-  out.dims = dims;
-  if (is_deferred(p)) {
+  out.dims = l.dims;
+  if (l.storage == Storage::deferred) {
     out.bytes = read_deferred(p);
-    if (out.bytes.size() != expected) {
-      fail(ErrorKind::input, "{}: raw_data has {} bytes, {} {}", label(p.name()), out.bytes.size(), need, expected);
+  } else if (l.storage == Storage::external) {
+    out.bytes = read_external(base_dir, external_ref(p), static_cast<int64_t>(l.bytes), p.name());
+    if (out.bytes.size() != l.bytes) {
+      fail(ErrorKind::input, "{}: external data has {} bytes, {} {}", label(p.name()), out.bytes.size(), l.need,
+           l.bytes);
     }
-  } else if (is_external(p)) {
-    if (base_dir.empty()) {
-      fail(ErrorKind::input, "{}: has external data but the model's directory is unknown", label(p.name()));
-    }
-    out.bytes = read_external(base_dir, external_ref(p), static_cast<int64_t>(expected), p.name());
-    if (out.bytes.size() != expected) {
-      fail(ErrorKind::input, "{}: external data has {} bytes, {} {}", label(p.name()), out.bytes.size(), need,
-           expected);
-    }
-  } else if (raw) {
-    if (p.raw_data().size() != expected) {
-      fail(ErrorKind::input, "{}: raw_data has {} bytes, {} {}", label(p.name()), p.raw_data().size(), need,
-           expected);
-    }
+  } else if (l.storage == Storage::raw) {
     out.bytes.assign(p.raw_data().begin(), p.raw_data().end());
-  } else if (!typed.empty()) {
-    const char* want = typed_field_for(t);
-    if (std::strcmp(typed[0].name, want) != 0) {
-      fail(ErrorKind::input, "{}: {} values must be in {} or raw_data, found {}", label(p.name()), dtype_name(t),
-           want, typed[0].name);
-    }
-    if (typed[0].size != numel) {
-      fail(ErrorKind::input, "{}: {} has {} values, {} {}", label(p.name()), want, typed[0].size, need, numel);
-    }
-    out.bytes.resize(expected);
+  } else if (l.storage == Storage::typed) {
+    out.bytes.resize(l.bytes);
     decode_typed(p, t, &out);
-  } else if (numel > 0) {
-    fail(ErrorKind::input, "{}: has no data, {} {} values", label(p.name()), need, numel);
   }
   if (t == DType::boolean) check_bools(out);
   return out;

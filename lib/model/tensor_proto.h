@@ -25,6 +25,13 @@ bool is_external(const onnx::TensorProto& p);
 // Throws Error(input) naming the tensor on any inconsistency.
 Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& base_dir = {});
 
+// The checks of decode_tensor that need no reading: dims (negative,
+// overflowing) against the data's size in raw_data, the typed field or the
+// side file (location inside `base_dir`, the file present, the range inside
+// it). Types bnorm cannot decode (strings, ...) only have their dims checked.
+// Throws Error(input) naming the tensor.
+void check_tensor_proto(const onnx::TensorProto& p, const std::filesystem::path& base_dir);
+
 // Writes `t` into `out` in canonical raw form: name, data_type, dims,
 // raw_data; every typed field and external-data entry is cleared, other
 // fields (doc_string, metadata) are kept.

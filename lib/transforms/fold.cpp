@@ -153,6 +153,22 @@ std::string unique_name(const std::set<std::string>& taken, const std::string& b
 
 namespace {
 
+// NaN variances, and var + epsilon <= 0 (a square root of a negative number,
+// or a division by zero): not an error, BatchNormalization itself gives NaN
+// or infinity there, but worth a warning.
+std::string variance_warning(const std::vector<double>& var, float epsilon) {
+  std::vector<size_t> bad;
+  for (size_t i = 0; i < var.size(); ++i) {
+    if (!(var[i] + static_cast<double>(epsilon) > 0)) bad.push_back(i);
+  }
+  if (bad.empty()) return {};
+  std::vector<std::string> shown;
+  for (size_t k = 0; k < bad.size() && k < 4; ++k) shown.push_back(fmt::format("{} at channel {}", var[bad[k]], bad[k]));
+  return fmt::format("input_var + epsilon is NaN or not positive in {} of {} channels ({}{}): the folded weights are "
+                     "NaN or infinite there, as the node's output is",
+                     bad.size(), var.size(), fmt::join(shown, ", "), bad.size() > shown.size() ? ", ..." : "");
+}
+
 // Reads the constants of `m`, computes the folded tensors and records how
 // they go into the model (in place, or fresh names).
 // Registers W' = W * scale[c] as the rewrite of a deferred weight, applied
@@ -194,9 +210,10 @@ FoldPlan plan_fold(Model& model, const GraphIndex& index, const FoldMatch& m, st
   p.producer_output = m.producer->output(0);
   const auto dir = model.dir();
   std::vector<double> shift;
+  const auto var = decode_tensor(*m.var.tensor, dir).to_f64();
+  p.warning = variance_warning(var, m.norm.epsilon);
   const auto scale = affine_part(decode_tensor(*m.scale.tensor, dir).to_f64(), decode_tensor(*m.B.tensor, dir).to_f64(),
-                                 decode_tensor(*m.mean.tensor, dir).to_f64(), decode_tensor(*m.var.tensor, dir).to_f64(),
-                                 m.norm.epsilon, shift);
+                                 decode_tensor(*m.mean.tensor, dir).to_f64(), var, m.norm.epsilon, shift);
   // In place when only this producer uses the tensor, in its own graph.
   auto sole_user = [&](const std::string& name, GraphIndex::ConstKind kind) {
     const auto* v = index.find(*m.scope, name);
@@ -273,6 +290,7 @@ FoldReport fold_batch_norms(Model& model, const FoldOptions& options) {
           // tensors exist besides the model; removals wait for the end.
           apply_fold(model, p, opset, weight_done, finish);
           report.folded.push_back({scope->path, bn.name(), p.producer_name, producer_name(c.match->kind), p.bn_output});
+          if (!p.warning.empty()) report.warnings.push_back(fmt::format("node '{}': {}", bn.name(), p.warning));
         } catch (Error& e) {
           e.at_node(bn.name(), bn.op_type(), norm_schema_version(bn.op_type(), opset)).context("while folding");
           throw;

@@ -31,6 +31,10 @@ struct FoldReport {
   int total = 0;  // BatchNormalization nodes seen, in every graph
   std::vector<Folded> folded;
   std::vector<Skipped> skipped;
+  // Folds whose input_var holds NaN or values with var + epsilon <= 0: valid,
+  // folded per IEEE (NaN or infinite weights there), each named here:
+  // "node 'bn1': ...".
+  std::vector<std::string> warnings;
 };
 
 struct FoldOptions {

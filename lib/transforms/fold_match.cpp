@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "model/tensor.h"
 
 namespace bnorm {
@@ -138,6 +139,14 @@ FoldCandidate match_fold(const GraphIndex& index, const onnx::NodeProto& bn, int
     // [C]; a scalar is accepted as [1] (Constant value_float, C = 1).
     const auto d = dims_of(*slots[i]->tensor);
     const bool ok = d.size() == 1 ? d[0] == m.channels : d.empty() && m.channels == 1;
+    if (checked_numel(d) != m.channels) {
+      // Not a case fold declines: the model is invalid (BN's parameters have C elements).
+      Error e(ErrorKind::input, fmt::format("input '{}' has shape {}, but X has {} channels ({} '{}' makes {})",
+                                            names[i], shape_str(d), m.channels, pname, m.producer->name(),
+                                            m.channels));
+      e.at_node(bn.name(), bn.op_type(), m.norm.version);
+      throw e;
+    }
     if (!ok) {
       return no(fmt::format("BN {} has shape {}, {} has {} output channels", names[i], shape_str(d), pname,
                             m.channels));

@@ -17,8 +17,12 @@
 //   - the BN parameters and the producer's weights (and bias or C) are
 //     constants: initializers, Constant nodes, or initializers listed as
 //     graph inputs (IR < 4 style);
-//   - the channel counts of BN parameters and producer agree; MatMul's
-//     first input is known to be 2-D and its weight is 2-D.
+//   - the BN parameters have shape [C] (a scalar when C = 1), C being the
+//     producer's output channels; MatMul's first input is known to be 2-D
+//     and its weight is 2-D.
+// Not a reason but an error (Error(input) naming the node): BN parameters
+// whose element count is not the producer's channel count, as the model is
+// then invalid (validate_model checks the other invariants at load).
 // Gemm folds whatever transA is (BN scales the columns of Y, which transA
 // does not touch) and whatever C's shape, as long as C broadcasts to [M, C].
 #pragma once

@@ -26,6 +26,7 @@ struct FoldPlan {
   bool weight_in_place = false, bias_in_place = false;
   bool set_beta_one = false;               // Gemm with beta = 0: C' replaces a C that never counted
   std::vector<std::string> released;       // names the folded nodes stop using
+  std::string warning;                     // input_var NaN or var + epsilon <= 0 (empty: none)
 };
 
 // What the folds leave to do once all of them are written: BN nodes to

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/error.h"
@@ -11,6 +13,7 @@
 #include "model/graph_order.h"
 #include "model/infer.h"
 #include "model/prune.h"
+#include "model/tensor_proto.h"
 #include "transforms/upgrade_onnx.h"
 #include "transforms/upgrade_restore.h"
 #include "transforms/upgrade_value_info.h"
@@ -62,6 +65,33 @@ void keep_declared_value_info(onnx::ModelProto& out, const onnx::ModelProto& in)
   });
 }
 
+// ONNX's converter goes through its IR, which has no external data: the
+// tensors it gives back have their dims but no data. external_tensors()
+// keeps the external entries (small: no data in them) before it runs;
+// put_back_external() restores each, by name, where type and dims are
+// unchanged and the converter left no data.
+std::unordered_map<std::string, onnx::TensorProto> external_tensors(onnx::ModelProto& m) {
+  std::unordered_map<std::string, onnx::TensorProto> out;
+  for_each_tensor(m, [&](onnx::TensorProto& t) {
+    if (is_external(t)) out[t.name()] = t;
+  });
+  return out;
+}
+
+void put_back_external(const std::unordered_map<std::string, onnx::TensorProto>& external, onnx::ModelProto& m) {
+  if (external.empty()) return;
+  for_each_tensor(m, [&](onnx::TensorProto& t) {
+    const auto it = external.find(t.name());
+    if (it == external.end() || is_external(t)) return;
+    const onnx::TensorProto& e = it->second;
+    const bool same = t.data_type() == e.data_type() &&
+                      std::equal(t.dims().begin(), t.dims().end(), e.dims().begin(), e.dims().end());
+    const bool no_data = t.raw_data().empty() && t.float_data_size() == 0 && t.int32_data_size() == 0 &&
+                         t.int64_data_size() == 0 && t.double_data_size() == 0 && t.uint64_data_size() == 0;
+    if (same && no_data) t = e;
+  });
+}
+
 // ONNX's converter does not know sparse initializers (it fails on their
 // uses as undefined inputs, and drops them): while it runs they are graph
 // inputs of their type and shape, and they are put back afterwards.
@@ -81,31 +111,6 @@ SparseStash stash_sparse_initializers(onnx::ModelProto& m) {
     g.mutable_sparse_initializer()->Swap(&stash[path]);
   });
   return stash;
-}
-
-// ONNX's converter also drops the external_data entries of initializers
-// (its in-memory graph keeps only inline data): those initializers are put
-// back as they were, by graph and name, after it ran.
-using ExternalStash = std::map<std::string, std::map<std::string, onnx::TensorProto>>;
-
-ExternalStash stash_external_initializers(const onnx::ModelProto& m) {
-  ExternalStash stash;
-  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
-    for (const auto& t : g.initializer())
-      if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) stash[path][t.name()] = t;
-  });
-  return stash;
-}
-
-void restore_external_initializers(onnx::ModelProto& m, const ExternalStash& stash) {
-  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
-    auto it = stash.find(path);
-    if (it == stash.end()) return;
-    for (auto& t : *g.mutable_initializer()) {
-      auto found = it->second.find(t.name());
-      if (found != it->second.end()) t = found->second;
-    }
-  });
 }
 
 void restore_sparse_initializers(onnx::ModelProto& m, SparseStash& stash) {
@@ -182,10 +187,12 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   onnx::ModelProto work = inferred;
   const std::vector<Hidden> hidden = hide_nodes(work, inferred, from, to);
   SparseStash sparse = stash_sparse_initializers(work);
-  const ExternalStash external = stash_external_initializers(work);
-  if (from != to) work = convert_with_onnx(work, from, to);
+  if (from != to) {
+    const auto external = external_tensors(work);
+    work = convert_with_onnx(work, from, to);
+    put_back_external(external, work);
+  }
   restore_sparse_initializers(work, sparse);
-  restore_external_initializers(work, external);
   restore_nodes(work, {&index, &hidden, from, to, options.inference}, r);
   forget_placeholder_domain(work);
   remove_released(work, constants_read);

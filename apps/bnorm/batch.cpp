@@ -1,0 +1,122 @@
+#include "batch.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "commands.h"
+#include "core/error.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace bnorm::cli {
+
+void add_output_options(CLI::App* sub, OutputOptions& o) {
+  sub->add_option("model", o.inputs, "The .onnx models to read (never modified)")->required();
+  sub->add_option("-o,--output", o.output, "Where to write the model (one input)");
+  sub->add_option("--output-dir", o.output_dir,
+                  "Write each model to DIR/<its file name> (one or more inputs; DIR must exist)");
+  sub->add_option("--external-data", o.external_data,
+                  "Side file for external data, relative to the output (default: OUTPUT.data; one input only)");
+}
+
+namespace {
+
+std::vector<ModelJob> plan_jobs(const OutputOptions& o) {
+  if (!o.output.empty() && !o.output_dir.empty()) throw Error(ErrorKind::usage, "give -o or --output-dir, not both");
+  if (o.output_dir.empty()) {
+    if (o.output.empty()) throw Error(ErrorKind::usage, "give -o OUTPUT (one model) or --output-dir DIR");
+    if (o.inputs.size() != 1) {
+      throw Error(ErrorKind::usage, fmt::format("-o names one output, but {} models were given", o.inputs.size()),
+                  "use --output-dir DIR for several models");
+    }
+    return {{o.inputs[0], o.output}};
+  }
+  std::error_code ec;
+  if (!fs::is_directory(o.output_dir, ec)) {
+    throw Error(ErrorKind::usage, fmt::format("--output-dir '{}' is not an existing directory", o.output_dir));
+  }
+  if (!o.external_data.empty() && o.inputs.size() > 1) {
+    throw Error(ErrorKind::usage, "--external-data names one side file: give it with one model only",
+                "without it, each model's external data goes to DIR/<its file name>.data");
+  }
+  std::map<std::string, std::string> seen;  // output file name -> input
+  std::vector<ModelJob> jobs;
+  for (const auto& in : o.inputs) {
+    const std::string name = fs::path(in).filename().string();
+    if (name.empty() || name == "." || name == "..") {
+      throw Error(ErrorKind::usage, fmt::format("'{}' does not name a model file", in));
+    }
+    const auto [it, fresh] = seen.emplace(name, in);
+    if (!fresh) {
+      throw Error(ErrorKind::usage,
+                  fmt::format("'{}' and '{}' would both be written to '{}'", it->second, in,
+                              (fs::path(o.output_dir) / name).string()),
+                  "models written to one --output-dir need different file names");
+    }
+    jobs.push_back({in, (fs::path(o.output_dir) / name).string()});
+  }
+  return jobs;
+}
+
+// Errors about the model name it; usage errors (an option's value) do not.
+void name_input(Error& e, const ModelJob& job) {
+  if (e.kind() != ErrorKind::usage) e.in_file(job.input);
+}
+
+}  // namespace
+
+int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
+  const std::vector<ModelJob> jobs = plan_jobs(o);
+  if (o.output_dir.empty()) {
+    json j;
+    int code = kExitOk;
+    try {
+      code = one(jobs[0], as_json ? &j : nullptr);
+    } catch (Error& e) {
+      name_input(e, jobs[0]);
+      throw;
+    }
+    if (as_json) std::cout << j.dump(2) << "\n";
+    return code;
+  }
+  int worst = kExitOk, written = 0, failed = 0;
+  json all = json::array();
+  for (const auto& job : jobs) {
+    if (!as_json) std::cout << fmt::format("{} -> {}\n", job.input, job.output);
+    json j;
+    int code = kExitBadInput;
+    std::string error, hint;
+    try {
+      code = one(job, as_json ? &j : nullptr);
+    } catch (Error& e) {
+      name_input(e, job);
+      code = e.exit_code();
+      error = e.message();
+      hint = e.hint();
+    } catch (const std::bad_alloc&) {
+      error = job.input + ": out of memory";
+    } catch (const std::exception& e) {
+      error = job.input + ": unexpected: " + e.what();
+    }
+    if (!error.empty()) {
+      print_error(error, hint);
+      if (!as_json) std::cout << fmt::format("  error: {}\n", error);
+      j = json{{"input", job.input}, {"output", job.output}, {"error", error}};
+      if (!hint.empty()) j["hint"] = hint;
+    }
+    j["exit_code"] = code;
+    all.push_back(j);
+    worst = std::max(worst, code);
+    (code == kExitOk ? written : failed) += 1;
+  }
+  if (as_json) std::cout << all.dump(2) << "\n";
+  else std::cout << fmt::format("{} models: {} written, {} not written\n", jobs.size(), written, failed);
+  return worst;
+}
+
+}  // namespace bnorm::cli

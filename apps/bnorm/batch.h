@@ -1,0 +1,40 @@
+// One model or several: the part of `fold` and `upgrade` that maps inputs
+// to outputs and runs each model, so that one failing model does not stop
+// the others. The per-model work stays in the command (and the library).
+//
+//   bnorm CMD IN.onnx -o OUT.onnx           one model, as always
+//   bnorm CMD A.onnx B.onnx --output-dir D  each model to D/<its file name>
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace bnorm::cli {
+
+struct OutputOptions {
+  std::vector<std::string> inputs;
+  std::string output, output_dir, external_data;
+};
+
+// Registers MODEL..., -o/--output, --output-dir and --external-data on `sub`.
+void add_output_options(CLI::App* sub, OutputOptions& o);
+
+struct ModelJob {
+  std::string input, output;
+};
+
+// Runs one model: prints its text report (json == nullptr) or fills *json
+// with its report object; returns its exit code. Throws Error on failure.
+using RunOne = std::function<int(const ModelJob&, nlohmann::json* json)>;
+
+// Checks the options (usage errors, exit 2, before any model is read) and
+// runs `one` on every model. One model with -o: its output exactly as
+// before, errors thrown to main. --output-dir: every model, each error
+// reported and counted; text blocks or a JSON array; the worst exit code.
+int run_models(const OutputOptions& o, bool json, const RunOne& one);
+
+}  // namespace bnorm::cli
