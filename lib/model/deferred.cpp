@@ -64,26 +64,25 @@ int64_t parse_entry(const std::string& value, const char* key, const std::string
   return v;
 }
 
-// Calls f(chunk pointer, size) over the tensor's bytes, read in pieces.
-template <class F>
-void read_chunks(const onnx::TensorProto& t, F&& f) {
-  const DeferredRef ref = deferred_ref(t);
-  const auto src = find_source(ref.source);
-  if (!src) throw Error(ErrorKind::input, fmt::format("tensor '{}': the model file it is read from is closed", t.name()));
-  constexpr int64_t kChunk = 4 << 20;
-  std::vector<char> buf(static_cast<size_t>(std::min<int64_t>(kChunk, std::max<int64_t>(ref.length, 1))));
+// Reads [from, from + n) of the tensor's bytes into `dst`.
+void read_range(const onnx::TensorProto& t, const SourceFile& src, const DeferredRef& ref, int64_t from, int64_t n,
+                char* dst) {
   int64_t done = 0;
-  while (done < ref.length) {
-    const int64_t want = std::min<int64_t>(ref.length - done, static_cast<int64_t>(buf.size()));
-    const ssize_t got = ::pread(src->fd(), buf.data(), static_cast<size_t>(want), ref.offset + done);
+  while (done < n) {
+    const ssize_t got = ::pread(src.fd(), dst + done, static_cast<size_t>(n - done), ref.offset + from + done);
     if (got <= 0) {
       throw Error(ErrorKind::input, fmt::format("tensor '{}': cannot read its {} bytes from '{}': {}", t.name(),
-                                                ref.length, src->name(),
+                                                ref.length, src.name(),
                                                 got == 0 ? "the file is shorter" : std::generic_category().message(errno)));
     }
-    f(buf.data(), static_cast<size_t>(got));
     done += got;
   }
+}
+
+std::shared_ptr<SourceFile> source_of(const onnx::TensorProto& t, const DeferredRef& ref) {
+  auto src = find_source(ref.source);
+  if (!src) throw Error(ErrorKind::input, fmt::format("tensor '{}': the model file it is read from is closed", t.name()));
+  return src;
 }
 
 }  // namespace
@@ -147,13 +146,27 @@ void set_deferred(onnx::TensorProto& t, const SourceFile& source, int64_t offset
 
 std::vector<uint8_t> read_deferred(const onnx::TensorProto& t) {
   std::vector<uint8_t> out;
-  out.reserve(static_cast<size_t>(deferred_ref(t).length));
-  read_chunks(t, [&](const char* p, size_t n) { out.insert(out.end(), p, p + n); });
+  read_deferred_into(t, out);
   return out;
 }
 
+void read_deferred_into(const onnx::TensorProto& t, std::vector<uint8_t>& out) {
+  const DeferredRef ref = deferred_ref(t);
+  const auto src = source_of(t, ref);
+  out.resize(static_cast<size_t>(ref.length));
+  read_range(t, *src, ref, 0, ref.length, reinterpret_cast<char*>(out.data()));
+}
+
 void read_deferred_chunks(const onnx::TensorProto& t, const std::function<void(const char*, size_t)>& f) {
-  read_chunks(t, f);
+  const DeferredRef ref = deferred_ref(t);
+  const auto src = source_of(t, ref);
+  constexpr int64_t kChunk = 4 << 20;
+  thread_local std::vector<char> buf(kChunk);
+  for (int64_t done = 0; done < ref.length; done += kChunk) {
+    const int64_t n = std::min(kChunk, ref.length - done);
+    read_range(t, *src, ref, done, n, buf.data());
+    f(buf.data(), static_cast<size_t>(n));
+  }
 }
 
 }  // namespace bnorm

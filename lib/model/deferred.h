@@ -47,6 +47,8 @@ void set_deferred(onnx::TensorProto& t, const SourceFile& source, int64_t offset
 // The bytes of a deferred tensor. Throws Error(input) naming the tensor when
 // the source is gone or the read fails.
 std::vector<uint8_t> read_deferred(const onnx::TensorProto& t);
+// The same into `out` (resized; its capacity is reused).
+void read_deferred_into(const onnx::TensorProto& t, std::vector<uint8_t>& out);
 // The same, handed to `f(data, size)` in pieces of a few MiB (streaming writes).
 void read_deferred_chunks(const onnx::TensorProto& t, const std::function<void(const char*, size_t)>& f);
 

@@ -276,6 +276,7 @@ void write_streaming(Model& model, AtomicFile& out) {
     throw Error(ErrorKind::unsupported, "the model is larger than protobuf's 2 GiB limit",
                 "keep large weights in external data");
   }
+  std::vector<uint8_t> bytes;  // one rewritten tensor at a time, its buffer reused
   std::string prefix = head;
   prefix.push_back(static_cast<char>((7 << 3) | 2));
   put_varint(prefix, graph_length);
@@ -295,7 +296,7 @@ void write_streaming(Model& model, AtomicFile& out) {
       read_deferred_chunks(*p.deferred, [&](const char* d, size_t n) { out.write(d, n); });
       continue;
     }
-    std::vector<uint8_t> bytes = read_deferred(*p.deferred);
+    read_deferred_into(*p.deferred, bytes);
     it->second(bytes);
     if (bytes.size() != p.data_length) {
       throw Error(ErrorKind::unsupported, fmt::format("tensor '{}': rewritten to {} bytes, was {}", p.deferred->name(),

@@ -182,11 +182,13 @@ bool scale_on_save(Model& model, const FoldMatch& m, const onnx::TensorProto& t,
   const DType type = static_cast<DType>(t.data_type());
   const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
   model.rewrites[deferred_key(t)] = [producer, match, type, dims, scale](std::vector<uint8_t>& bytes) {
-    Tensor w(type, dims);
-    if (w.bytes.size() != bytes.size()) {
+    if (static_cast<uint64_t>(checked_numel(dims)) * dtype_size(type) != bytes.size()) {
       throw Error(ErrorKind::input, fmt::format("tensor of shape {} has {} bytes", shape_str(dims), bytes.size()));
     }
     if (type == DType::float32) return scale_f32_bytes(match, dims, reinterpret_cast<char*>(bytes.data()), scale);
+    Tensor w;
+    w.dtype = type;
+    w.dims = dims;
     w.bytes = std::move(bytes);
     bytes = scale_weight(match, w, scale).bytes;
   };
