@@ -78,9 +78,13 @@ bool Model::has_external_data() const {
   return any;
 }
 
-std::string deferred_key(const onnx::TensorProto& t) {
-  const DeferredRef r = deferred_ref(t);
-  return fmt::format("{}:{}", r.source, r.offset);
+std::string stored_data_key(const onnx::TensorProto& t) {
+  if (is_deferred(t)) {
+    const DeferredRef r = deferred_ref(t);
+    return fmt::format("deferred:{}:{}", r.source, r.offset);
+  }
+  const ExternalRef r = external_ref(t);
+  return fmt::format("external:{}:{}", r.location, r.offset);
 }
 
 Model load_model(const fs::path& path, size_t defer_threshold) {
@@ -158,9 +162,10 @@ void write_external(Model& model, const fs::path& src_dir, AtomicFile& side, con
     std::vector<uint8_t> bytes;
     if (is_deferred(t)) {
       bytes = read_deferred(t);
-      if (auto it = model.rewrites.find(deferred_key(t)); it != model.rewrites.end()) it->second(bytes);
+      if (auto it = model.rewrites.find(stored_data_key(t)); it != model.rewrites.end()) it->second(bytes);
     } else if (is_external(t)) {
       bytes = read_external(src_dir, external_ref(t), -1, t.name());
+      if (auto it = model.rewrites.find(stored_data_key(t)); it != model.rewrites.end()) it->second(bytes);
     } else if (t.has_raw_data() && t.raw_data().size() >= threshold) {
       bytes.assign(t.raw_data().begin(), t.raw_data().end());
     } else if (!t.has_raw_data() && t.data_type() != onnx::TensorProto::STRING) {
@@ -216,7 +221,7 @@ void materialize_stray_deferred(Model& model) {
   for_each_tensor(model.proto, [&](onnx::TensorProto& t) {
     if (!is_deferred(t) || top.count(&t)) return;
     std::vector<uint8_t> bytes = read_deferred(t);
-    if (auto it = model.rewrites.find(deferred_key(t)); it != model.rewrites.end()) it->second(bytes);
+    if (auto it = model.rewrites.find(stored_data_key(t)); it != model.rewrites.end()) it->second(bytes);
     t.clear_external_data();
     t.clear_data_location();
     t.set_raw_data(bytes.data(), bytes.size());
@@ -291,7 +296,7 @@ void write_streaming(Model& model, AtomicFile& out) {
     std::string data_tag(1, static_cast<char>((9 << 3) | 2));
     put_varint(data_tag, p.data_length);
     out.write(data_tag);
-    auto it = model.rewrites.find(deferred_key(*p.deferred));
+    auto it = model.rewrites.find(stored_data_key(*p.deferred));
     if (it == model.rewrites.end()) {
       read_deferred_chunks(*p.deferred, [&](const char* d, size_t n) { out.write(d, n); });
       continue;

@@ -28,10 +28,10 @@ struct Model {
   std::filesystem::path path;  // the file it was read from (or last saved to)
   std::shared_ptr<SourceFile> source;  // keeps the file deferred tensors read from open
 
-  // New bytes for deferred tensors, computed while the model is saved (one
-  // tensor in memory at a time) instead of in memory now: by deferred key
-  // (deferred_key()). Only for tensors nothing reads before the save:
-  // decoding such a tensor still gives its stored bytes.
+  // New bytes for tensors whose data is not in memory (deferred or external
+  // data), computed while the model is saved (one tensor in memory at a
+  // time) instead of now: by stored_data_key(). Only for tensors nothing
+  // reads before the save: decoding such a tensor still gives its stored bytes.
   using Rewrite = std::function<void(std::vector<uint8_t>& bytes)>;
   std::map<std::string, Rewrite> rewrites;
 
@@ -50,8 +50,9 @@ struct Model {
 inline constexpr size_t kDeferThreshold = 64 << 10;
 Model load_model(const std::filesystem::path& path, size_t defer_threshold = kDeferThreshold);
 
-// The key of a deferred tensor in Model::rewrites.
-std::string deferred_key(const onnx::TensorProto& t);
+// The key in Model::rewrites of a tensor whose data is deferred or in
+// external data (where its bytes are stored).
+std::string stored_data_key(const onnx::TensorProto& t);
 
 // Parses bytes already in memory (fuzzing, tests). `name` is used in errors.
 Model parse_model(const std::string& bytes, const std::string& name);

@@ -171,17 +171,18 @@ std::string variance_warning(const std::vector<double>& var, float epsilon) {
 
 // Reads the constants of `m`, computes the folded tensors and records how
 // they go into the model (in place, or fresh names).
-// Registers W' = W * scale[c] as the rewrite of a deferred weight, applied
+// Registers W' = W * scale[c] as the rewrite of a weight whose data is not in
+// memory (deferred or external), applied
 // when the model is saved; the producer node is copied, the match's other
 // pointers are not used by scale_weight.
 bool scale_on_save(Model& model, const FoldMatch& m, const onnx::TensorProto& t, const std::vector<double>& scale) {
-  if (!is_deferred(t)) return false;
+  if (!is_external(t)) return false;  // deferred, or in external data
   auto producer = std::make_shared<onnx::NodeProto>(*m.producer);
   FoldMatch match = m;
   match.producer = producer.get();
   const DType type = static_cast<DType>(t.data_type());
   const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
-  model.rewrites[deferred_key(t)] = [producer, match, type, dims, scale](std::vector<uint8_t>& bytes) {
+  model.rewrites[stored_data_key(t)] = [producer, match, type, dims, scale](std::vector<uint8_t>& bytes) {
     if (static_cast<uint64_t>(checked_numel(dims)) * dtype_size(type) != bytes.size()) {
       throw Error(ErrorKind::input, fmt::format("tensor of shape {} has {} bytes", shape_str(dims), bytes.size()));
     }

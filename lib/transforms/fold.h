@@ -38,8 +38,8 @@ struct FoldReport {
 };
 
 struct FoldOptions {
-  // A weight whose bytes are still in the model file (deferred.h) is
-  // rescaled while the model is saved (Model::rewrites), one tensor at a
+  // A weight whose bytes are not in memory (deferred.h, or external data)
+  // is rescaled while the model is saved (Model::rewrites), one tensor at a
   // time, instead of in memory now. Only when nothing reads the folded
   // weights before the save (not with --verify).
   bool rewrite_on_save = false;

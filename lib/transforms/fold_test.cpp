@@ -149,9 +149,10 @@ TEST_CASE("bnorm fold --verify proves every fold and reports each one", "[fold][
   CHECK(j["written"] == true);
 }
 
-TEST_CASE("weights left in the file are folded while saving, to the same model as folding in memory", "[fold]") {
+TEST_CASE("weights not in memory (deferred, external) are folded while saving, to the same model as in memory", "[fold]") {
   test::TempDir tmp;
-  for (const char* name : {"resnet_block_opset9.onnx", "fold_cases_opset13.onnx", "small_cnn_opset6.onnx"}) {
+  for (const char* name : {"resnet_block_opset9.onnx", "fold_cases_opset13.onnx", "small_cnn_opset6.onnx",
+                           "external/model.onnx"}) {
     INFO(name);
     Model in_memory = load_model(test::testdata(name), 0);
     const FoldReport a = fold_batch_norms(in_memory);
@@ -169,5 +170,8 @@ TEST_CASE("weights left in the file are folded while saving, to the same model a
     REQUIRE(pa.ParseFromString(test::read_file(tmp / "a.onnx")));
     REQUIRE(pb.ParseFromString(test::read_file(tmp / "b.onnx")));
     CHECK(google::protobuf::util::MessageDifferencer::Equals(pa, pb));
+    if (std::filesystem::exists(tmp / "a.onnx.data")) {  // external data: the side files too
+      CHECK(test::read_file(tmp / "a.onnx.data") == test::read_file(tmp / "b.onnx.data"));
+    }
   }
 }
