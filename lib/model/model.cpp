@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -106,6 +107,7 @@ Model load_model(const fs::path& path, size_t defer_threshold) {
         if (!any) model.source.reset();
         model.path = path;
         validate_model(model);
+        model.external_on_save = model.has_external_data();
         return model;
       }
     }
@@ -116,6 +118,7 @@ Model load_model(const fs::path& path, size_t defer_threshold) {
     Model model = parse_stream(raw, path.string());
     model.path = path;
     validate_model(model);
+    model.external_on_save = model.has_external_data();
     return model;
   } catch (Error& e) {
     e.in_file(path.string());
@@ -154,8 +157,32 @@ namespace {
 
 // Moves every external tensor (and, when the model already had external
 // data, every large inline tensor) into `side`, one tensor at a time.
+// What write_external changed in a tensor, to put back if the save fails:
+// the raw_data string is moved, not copied; a tensor stored in typed fields
+// is kept whole.
+struct TensorUndo {
+  onnx::TensorProto* tensor;
+  std::string raw;
+  google::protobuf::RepeatedPtrField<onnx::StringStringEntryProto> external;
+  int location;
+  std::optional<onnx::TensorProto> typed;
+};
+
+void undo_all(std::vector<TensorUndo>& undo) {
+  for (auto& u : undo) {
+    if (u.typed) {
+      *u.tensor = std::move(*u.typed);
+      continue;
+    }
+    u.tensor->mutable_raw_data()->swap(u.raw);
+    u.tensor->mutable_external_data()->Swap(&u.external);
+    u.tensor->set_data_location(static_cast<onnx::TensorProto_DataLocation>(u.location));
+    if (u.location == onnx::TensorProto_DataLocation_DEFAULT) u.tensor->clear_data_location();
+  }
+}
+
 void write_external(Model& model, const fs::path& src_dir, AtomicFile& side, const std::string& side_name,
-                    size_t threshold) {
+                    size_t threshold, std::vector<TensorUndo>& undo) {
   constexpr uint64_t kAlign = 64;
   const std::string zeros(kAlign, '\0');
   for_each_tensor(model.proto, [&](onnx::TensorProto& t) {
@@ -173,6 +200,7 @@ void write_external(Model& model, const fs::path& src_dir, AtomicFile& side, con
       Tensor decoded = decode_tensor(t, src_dir);
       if (decoded.byte_size() < threshold) return;
       bytes = std::move(decoded.bytes);
+      undo.push_back({&t, {}, {}, 0, t});
       t.clear_float_data();
       t.clear_double_data();
       t.clear_int32_data();
@@ -185,6 +213,11 @@ void write_external(Model& model, const fs::path& src_dir, AtomicFile& side, con
     side.write(zeros.data(), pad);
     const uint64_t offset = side.size();
     side.write(bytes.data(), bytes.size());
+    if (undo.empty() || undo.back().tensor != &t) {
+      undo.push_back({&t, {}, {}, t.data_location(), std::nullopt});
+      undo.back().raw.swap(*t.mutable_raw_data());
+      undo.back().external.Swap(t.mutable_external_data());
+    }
     t.clear_raw_data();
     t.clear_external_data();
     t.set_data_location(onnx::TensorProto::EXTERNAL);
@@ -408,7 +441,7 @@ void save_model(Model& model, const fs::path& out, const SaveOptions& options) {
   try {
     check_output_path(model, out, options);
     const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
-    if (!model.has_external_data()) {
+    if (!model.external_on_save && !model.has_external_data()) {
       AtomicFile file(out);
       materialize_stray_deferred(model);
       if (has_deferred(model.proto)) write_streaming(model, file);
@@ -420,12 +453,11 @@ void save_model(Model& model, const fs::path& out, const SaveOptions& options) {
     const std::string side_name =
         options.external_data_name.empty() ? out.filename().string() + ".data" : options.external_data_name;
     const fs::path side_path = resolve_external_location(out_dir, side_name);
-    // Work on a copy of the proto's external entries only if writing fails
-    // half-way: keep the original to restore.
-    const onnx::ModelProto original = model.proto;
+    // If writing fails half-way, the tensors moved so far are put back.
+    std::vector<TensorUndo> undo;
     try {
       AtomicFile side(side_path);
-      write_external(model, model.dir(), side, side_name, options.external_threshold);
+      write_external(model, model.dir(), side, side_name, options.external_threshold, undo);
       AtomicFile file(out);
       write_proto(model.proto, file);
       side.commit();
@@ -436,7 +468,7 @@ void save_model(Model& model, const fs::path& out, const SaveOptions& options) {
         throw;
       }
     } catch (...) {
-      model.proto = original;
+      undo_all(undo);
       throw;
     }
     model.path = out;

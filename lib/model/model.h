@@ -27,6 +27,9 @@ struct Model {
   onnx::ModelProto proto;
   std::filesystem::path path;  // the file it was read from (or last saved to)
   std::shared_ptr<SourceFile> source;  // keeps the file deferred tensors read from open
+  // The model was read with external data: it is saved with external data
+  // too, even when a transform brought every large tensor into memory.
+  bool external_on_save = false;
 
   // New bytes for tensors whose data is not in memory (deferred or external
   // data), computed while the model is saved (one tensor in memory at a

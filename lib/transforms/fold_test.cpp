@@ -183,3 +183,13 @@ TEST_CASE("weights not in memory (deferred, external) are folded while saving, t
     }
   }
 }
+
+TEST_CASE("a model read with external data is written with external data, even when folding inlined it", "[fold]") {
+  test::TempDir tmp;
+  Model m = load_model(test::testdata("external/model.onnx"));
+  REQUIRE(m.has_external_data());
+  REQUIRE_FALSE(fold_batch_norms(m).folded.empty());  // in memory: the folded weights are inline now
+  save_model(m, tmp / "out.onnx");
+  CHECK(std::filesystem::exists(tmp / "out.onnx.data"));
+  CHECK(load_model(tmp / "out.onnx").has_external_data());
+}
