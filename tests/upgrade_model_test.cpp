@@ -9,6 +9,7 @@
 #include "eval/test_graph.h"
 #include "support.h"
 #include "transforms/upgrade.h"
+#include "upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;
@@ -42,16 +43,6 @@ Model softmax_model(int64_t opset, const std::string& op, int64_t axis, bool kno
   return b.model();
 }
 
-std::string error_of(Model m, int64_t to) {
-  UpgradeOptions o;
-  o.target = to;
-  try {
-    upgrade_model(m, o);
-  } catch (const Error& e) {
-    return e.message();
-  }
-  return "";
-}
 
 }  // namespace
 
@@ -123,21 +114,21 @@ TEST_CASE("Softmax over the last axis only has its axis rewritten; 13 -> 12 refu
   Model m = softmax_model(12, "Softmax", 2, true);
   upgrade_model(m, {});
   CHECK(m.proto.graph().node_size() == 1);
-  CHECK(error_of(softmax_model(13, "Softmax", 1, true), 12).find("not the last axis") != std::string::npos);
+  CHECK(upgrade_error_of(softmax_model(13, "Softmax", 1, true), 12).find("not the last axis") != std::string::npos);
 }
 
 TEST_CASE("removed ops and opsets newer than ONNX knows fail with both named", "[upgrade]") {
   GraphBuilder b(9);
   b.input("x", DType::float32, {1, 3, 4, 4});
   b.node("ImageScaler", {"x"}, {"y"}, "scaler");
-  const std::string removed = error_of(b.model(), 15);
+  const std::string removed = upgrade_error_of(b.model(), 15);
   CHECK(removed.find("ImageScaler") != std::string::npos);
   CHECK(removed.find("opset 9") != std::string::npos);
 
   GraphBuilder n(18);
   n.input("x", DType::float32, {1, 3});
   n.node("Relu", {"x"}, {"y"}, "relu");
-  const std::string newer = error_of(n.model(), 15);
+  const std::string newer = upgrade_error_of(n.model(), 15);
   CHECK(newer.find("opset 18") != std::string::npos);
   CHECK(newer.find("17") != std::string::npos);
 }

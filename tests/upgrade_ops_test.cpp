@@ -71,17 +71,6 @@ Model dropout_13() {
   return m;
 }
 
-std::string upgrade_error(const Model& in, int64_t to) {
-  Model m = in;
-  UpgradeOptions o;
-  o.target = to;
-  try {
-    upgrade_model(m, o);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
@@ -144,7 +133,7 @@ TEST_CASE("Dropout whose training_mode is not a constant cannot go below 12", "[
   Model m = dropout_13();
   graph_of(m).mutable_initializer()->RemoveLast();
   add_input(m, "training_mode", DType::boolean, {});
-  const std::string e = upgrade_error(m, 11);
+  const std::string e = upgrade_error_of(m, 11);
   CHECK(e.find("'drop'") != std::string::npos);
   CHECK(e.find("training_mode") != std::string::npos);
   CHECK(e.find("not a constant") != std::string::npos);
@@ -236,7 +225,7 @@ TEST_CASE("ops that do not exist yet at the target, and legacy broadcasts of unk
   add_node(m, "ConstantOfShape", {"shape"}, {"c"}, "fill");
   add_node(m, "Add", {"x", "c"}, {"y"}, "add");
   add_output(graph_of(m), "y", DType::float32, {2, 3});
-  const std::string e = upgrade_error(m, 8);
+  const std::string e = upgrade_error_of(m, 8);
   CHECK(e.find("'fill'") != std::string::npos);
   CHECK(e.find("ConstantOfShape") != std::string::npos);
   CHECK(e.find("opset 9") != std::string::npos);
@@ -247,7 +236,7 @@ TEST_CASE("ops that do not exist yet at the target, and legacy broadcasts of unk
   add_input(b, "z", DType::float32, {3});
   add_node(b, "Add", {"x", "z"}, {"y"}, "add");
   add_output(graph_of(b), "y", DType::float32, {2, 3});
-  const std::string e2 = upgrade_error(b, 6);
+  const std::string e2 = upgrade_error_of(b, 6);
   CHECK(e2.find("'add'") != std::string::npos);
   CHECK(e2.find("input 'x'") != std::string::npos);
 }

@@ -50,6 +50,18 @@ inline void expect_same_outputs(const Model& before, const Model& after, const s
   }
 }
 
+// The message of the Error converting `m` to `to` throws; "" when it converts.
+inline std::string upgrade_error_of(Model m, int64_t to) {
+  UpgradeOptions o;
+  o.target = to;
+  try {
+    upgrade_model(m, o);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 inline bool has_attr(const onnx::NodeProto& n, const std::string& name) {
   for (const auto& a : n.attribute()) {
     if (a.name() == name) return true;
