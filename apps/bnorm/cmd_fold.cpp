@@ -55,7 +55,7 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json) 
   std::optional<Model> before;
   if (opt.verify) before = model;
   bnorm::FoldOptions fold_options;
-  fold_options.rewrite_on_save = !opt.verify;  // nothing reads the folded weights before saving
+  fold_options.rewrite_on_save = true;  // --verify reads the folded weights through the rewrites
   const FoldReport r = fold_batch_norms(model, fold_options);
   for (const auto& w : r.warnings) log().warn("{}", w);
   std::vector<FoldCheck> checks;

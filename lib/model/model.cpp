@@ -88,6 +88,14 @@ std::string stored_data_key(const onnx::TensorProto& t) {
   return fmt::format("external:{}:{}", r.location, r.offset);
 }
 
+Tensor decode_as_saved(const Model& m, const onnx::TensorProto& t) {
+  Tensor out = decode_tensor(t, m.dir());
+  if (m.rewrites.empty() || !is_external(t)) return out;
+  auto it = m.rewrites.find(stored_data_key(t));
+  if (it != m.rewrites.end()) it->second(out.bytes);
+  return out;
+}
+
 Model load_model(const fs::path& path, size_t defer_threshold) {
   try {
     std::error_code ec;

@@ -57,6 +57,11 @@ Model load_model(const std::filesystem::path& path, size_t defer_threshold = kDe
 // external data (where its bytes are stored).
 std::string stored_data_key(const onnx::TensorProto& t);
 
+// decode_tensor(t, m.dir()), through m's rewrite of t if it has one: the
+// tensor as saving `m` would write it.
+struct Tensor;
+Tensor decode_as_saved(const Model& m, const onnx::TensorProto& t);
+
 // Parses bytes already in memory (fuzzing, tests). `name` is used in errors.
 Model parse_model(const std::string& bytes, const std::string& name);
 

@@ -40,8 +40,8 @@ struct FoldReport {
 struct FoldOptions {
   // A weight whose bytes are not in memory (deferred.h, or external data)
   // is rescaled while the model is saved (Model::rewrites), one tensor at a
-  // time, instead of in memory now. Only when nothing reads the folded
-  // weights before the save (not with --verify).
+  // time, instead of in memory now. Readers of the folded model before the
+  // save must decode through decode_as_saved (verify_folds does).
   bool rewrite_on_save = false;
 };
 

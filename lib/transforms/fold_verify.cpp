@@ -75,7 +75,7 @@ Model cut(const Model& src, const GraphIndex& index, const GraphIndex::Scope& sc
       if (i.empty() || i == x || std::count(made.begin(), made.end(), i)) continue;
       auto c = index.constant(scope, i);
       if (!c) throw Error(ErrorKind::input, fmt::format("input '{}' of '{}' is not a constant", i, n->name()));
-      Tensor t = decode_tensor(*c->tensor, src.dir());
+      Tensor t = decode_as_saved(src, *c->tensor);
       if (widen && is_floating(t.dtype)) t = Tensor::from_f64(DType::float64, t.dims, t.to_f64());
       auto* init = g->add_initializer();
       encode_tensor(t, init);
