@@ -10,7 +10,7 @@ work=${2:-$(mktemp -d)}
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 bnorm="$build/bnorm"
-/usr/bin/python3 "$(dirname "$0")/gen_large_model.py" "$work/big.onnx" --external --size 1 \
+/usr/bin/python3 "$(dirname "$0")/gen_large_model.py" "$work/big.onnx" --external --size 1 --scale 0.02 \
   --blocks "${BLOCKS:-16}" --channels "${CHANNELS:-2048}"
 weights=$(stat -c %s "$work/big.onnx.data")
 echo "model: $(stat -c %s "$work/big.onnx") bytes + external data $weights bytes ($(awk "BEGIN{printf \"%.2f\", $weights/2^30}") GiB)"

@@ -8,7 +8,8 @@ Defaults (the fold benchmark): 64 blocks of 256 channels on an 8x8 input,
 weights inline (about 150 MB). With --external the Conv weights go, one at
 a time, to OUT.data (64-byte aligned) and the small BN parameters stay
 inline: bench/big_model.sh uses 16 blocks of 2048 channels on a 1x1 input
-(2.4 GB of weights, beyond protobuf's 2 GiB limit for one file).
+(2.4 GB of weights, beyond protobuf's 2 GiB limit for one file), with
+--scale 0.02 so that activations stay of the order of 1 through the blocks.
 """
 import argparse
 import os
@@ -36,6 +37,7 @@ def main():
     ap.add_argument("--channels", type=int, default=256)
     ap.add_argument("--size", type=int, default=8)
     ap.add_argument("--external", action="store_true")
+    ap.add_argument("--scale", type=float, default=0.05, help="standard deviation of the Conv weights")
     a = ap.parse_args()
     c, s = a.channels, a.size
     rng = np.random.default_rng(0)
@@ -44,7 +46,7 @@ def main():
     nodes, inits = [], []
     x = "input"
     for b in range(a.blocks):
-        w = (rng.standard_normal((c, c, 3, 3), dtype=np.float32) * 0.05).astype(np.float32)
+        w = (rng.standard_normal((c, c, 3, 3), dtype=np.float32) * a.scale).astype(np.float32)
         inits.append(external(w, f"w{b}", side, side_name) if side else numpy_helper.from_array(w, f"w{b}"))
         del w
         for name, v in (("s", rng.uniform(0.5, 1.5, c)), ("b", rng.uniform(-0.1, 0.1, c)),
