@@ -394,6 +394,15 @@ void constant_as_value_tensor(onnx::NodeProto& n) {
 
 constexpr const char* kSegmentDomain = "bnorm.upgrade.placeholder.kept";
 
+// Whether `n`'s schema changes somewhere in (lo, hi].
+bool changes_between(const onnx::NodeProto& n, int64_t hi, int64_t lo) {
+  for (int64_t o = hi; o > lo; --o) {
+    if (need_at(n, o) != Need::any) return true;
+  }
+  return false;
+}
+
+
 // One ConvertVersion call from `hi` down to `lo` (or up), the nodes that
 // only cross type-only changes kept as they are.
 onnx::ModelProto convert_segment(onnx::ModelProto work, int64_t hi, int64_t lo) {
@@ -401,7 +410,7 @@ onnx::ModelProto convert_segment(onnx::ModelProto work, int64_t hi, int64_t lo) 
   if (lo < hi) {
     kept = hide_where(work, nullptr, kSegmentDomain, [&](const onnx::NodeProto& n, HiddenKind* kind) {
       *kind = HiddenKind::foreign;
-      return is_default_domain(n.domain()) && type_only_downgrade(n, hi, lo);
+      return is_default_domain(n.domain()) && changes_between(n, hi, lo) && type_only_downgrade(n, hi, lo);
     });
   }
   onnx::ModelProto out = run_onnx_converter(work, hi, lo);
