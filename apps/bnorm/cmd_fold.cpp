@@ -73,7 +73,7 @@ Runner add_fold(CLI::App& app) {
       auto j = to_json(r, *opt);
       if (before) j["verify"] = to_json(checks);
       j["written"] = ok;
-      std::cout << j.dump(2) << "\n";
+      std::cout << json_text(j) << "\n";
       return ok ? 0 : 1;
     }
     std::cout << fmt::format("folded {} of {} BatchNormalization nodes\n", r.folded.size(), r.total);

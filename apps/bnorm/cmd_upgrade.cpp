@@ -86,7 +86,7 @@ Runner add_upgrade(CLI::App& app) {
     SaveOptions save;
     save.external_data_name = opt->external_data;
     save_model(model, opt->output, save);
-    if (opt->json) std::cout << to_json(r, *opt).dump(2) << "\n";
+    if (opt->json) std::cout << json_text(to_json(r, *opt)) << "\n";
     else print_text(r, *opt);
     return 0;
   };

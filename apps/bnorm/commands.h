@@ -7,6 +7,8 @@
 
 #include <functional>
 
+#include "transforms/json_text.h"
+
 namespace bnorm::cli {
 
 using Runner = std::function<int()>;
@@ -15,5 +17,7 @@ Runner add_inspect(CLI::App& app);
 Runner add_fold(CLI::App& app);
 Runner add_eval(CLI::App& app);
 Runner add_upgrade(CLI::App& app);
+
+using bnorm::json_text;
 
 }  // namespace bnorm::cli

@@ -57,6 +57,29 @@ void keep_declared_value_info(onnx::ModelProto& out, const onnx::ModelProto& in)
   });
 }
 
+// ONNX's IR importer, which its converter runs first, dereferences the value
+// of every name a node input or graph output uses: an undefined one crashes
+// it. Such a model is invalid anyway; refuse it by name first.
+void check_names_defined(const GraphIndex& index) {
+  for (const auto& scope : index.scopes()) {
+    for (const auto& node : scope->graph->node()) {
+      for (const auto& in : node.input()) {
+        if (!in.empty() && !index.find(*scope, in)) {
+          throw Error(ErrorKind::input, fmt::format("input '{}' names no value (no graph input, initializer or "
+                                                    "node output of graph {} or around it)", in, scope->path))
+              .at_node(node.name(), node.op_type());
+        }
+      }
+    }
+    for (const auto& out : scope->graph->output()) {
+      if (!index.find(*scope, out.name())) {
+        fail(ErrorKind::input, "graph output '{}' of graph {} names no value (no node, input or initializer makes it)",
+             out.name(), scope->path);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
@@ -72,6 +95,7 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   set_default_opset(inferred, from);
   inferred.set_ir_version(std::max<int64_t>(inferred.ir_version(), 3));  // IR 1/2 had no opset_import
   const GraphIndex index(inferred);
+  check_names_defined(index);
 
   onnx::ModelProto work = inferred;
   const std::vector<Hidden> hidden = hide_nodes(work, inferred, from, to);
