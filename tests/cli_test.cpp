@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "model/model.h"
 #include "support.h"
 
 using namespace bnorm::test;
@@ -38,6 +39,26 @@ TEST_CASE("inspect --json prints one JSON document on stdout", "[cli][inspect]")
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["norm_nodes"].size() == 2);
   CHECK(j["graphs"] == 3);
+}
+
+// Found by fuzz_inspect (tests/fuzz_regressions/inspect/): nlohmann::json
+// throws on invalid UTF-8 when printing, and ONNX names are any bytes.
+TEST_CASE("every --json output is valid JSON when names are not UTF-8", "[cli][inspect]") {
+  TempDir tmp;
+  auto m = bnorm::load_model(testdata("demo_opset6.onnx"));
+  for (auto& n : *m.proto.mutable_graph()->mutable_node()) {
+    if (n.name() == "bn1") n.set_name("bn\xff\xfe" "1");
+  }
+  bnorm::save_model(m, tmp / "latin1.onnx");
+  for (const std::string command : {"inspect", "fold", "upgrade"}) {
+    std::vector<std::string> args = {command, "--json", (tmp / "latin1.onnx").string()};
+    if (command != "inspect") args.insert(args.end(), {"-o", (tmp / (command + ".onnx")).string()});
+    const auto r = run_cli(args);
+    INFO(command << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);  // throws on invalid UTF-8
+    CHECK(j.dump().find("bn\xEF\xBF\xBD\xEF\xBF\xBD" "1") != std::string::npos);  // each bad byte is U+FFFD
+  }
 }
 
 // Bad inputs (every command, every kind): bad_input_test.cpp.

@@ -133,6 +133,27 @@ TEST_CASE("removed ops and opsets newer than ONNX knows fail with both named", "
   CHECK(newer.find("17") != std::string::npos);
 }
 
+// Found by fuzz_upgrade (tests/fuzz_regressions/upgrade/): ONNX's IR importer,
+// which its converter runs first, dereferences a null value for such names.
+TEST_CASE("a graph output or node input that names no value is refused before ONNX's converter", "[upgrade]") {
+  GraphBuilder b(9);
+  b.input("x", DType::float32, {1, 3});
+  b.node("Relu", {"x"}, {"y"}, "relu");
+  b.output("y");
+  b.output("nowhere");
+  const std::string output = upgrade_error_of(b.model(), 15);
+  CHECK(output.find("graph output 'nowhere'") != std::string::npos);
+  CHECK(output.find("names no value") != std::string::npos);
+
+  GraphBuilder c(9);
+  c.input("x", DType::float32, {1, 3});
+  c.node("Add", {"x", "missing"}, {"y"}, "add");
+  c.output("y");
+  const std::string input = upgrade_error_of(c.model(), 15);
+  CHECK(input.find("node 'add'") != std::string::npos);
+  CHECK(input.find("input 'missing' names no value") != std::string::npos);
+}
+
 TEST_CASE("upgrade CLI: bad --to is exit 2; --json reports per node", "[upgrade][cli]") {
   TempDir tmp;
   const std::string in = testdata("bn_absent_is_test_opset6.onnx").string(), out = (tmp / "o.onnx").string();

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "core/error.h"
+#include "transforms/json_text.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -81,7 +82,7 @@ int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
       name_input(e, jobs[0]);
       throw;
     }
-    if (as_json) std::cout << j.dump(2) << "\n";
+    if (as_json) std::cout << json_text(j) << "\n";
     return code;
   }
   int worst = kExitOk, written = 0, failed = 0;
@@ -114,7 +115,7 @@ int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
     worst = std::max(worst, code);
     (code == kExitOk ? written : failed) += 1;
   }
-  if (as_json) std::cout << all.dump(2) << "\n";
+  if (as_json) std::cout << json_text(all) << "\n";
   else std::cout << fmt::format("{} models: {} written, {} not written\n", jobs.size(), written, failed);
   return worst;
 }

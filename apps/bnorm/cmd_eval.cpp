@@ -110,9 +110,8 @@ int run_dirs(const EvalCliOptions& o) {
     throw Error(ErrorKind::usage, fmt::format("--filter '{}' matches no test folder", o.filter));
   }
   if (o.json) {
-    std::cout << json{{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped}, {"errors", errors},
-                      {"rtol", tol.rtol}, {"atol", tol.atol}}
-                     .dump(2)
+    std::cout << json_text({{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped},
+                            {"errors", errors}, {"rtol", tol.rtol}, {"atol", tol.atol}})
               << "\n";
   } else {
     std::cout << fmt::format("{} passed, {} failed, {} skipped{}\n", passed, failed, skipped,
@@ -186,7 +185,7 @@ int run_model(const EvalCliOptions& o) {
                                shape_str(t.dims), lo, hi, mean, files.empty() ? "" : "  -> " + files[0]);
     }
   }
-  if (o.json) std::cout << json{{"model", o.paths[0]}, {"outputs", outs}}.dump(2) << "\n";
+  if (o.json) std::cout << json_text({{"model", o.paths[0]}, {"outputs", outs}}) << "\n";
   return kExitOk;
 }
 
@@ -229,9 +228,8 @@ int run_compare(const EvalCliOptions& o) {
     }
   }
   if (o.json) {
-    std::cout << json{{"a", o.paths[0]}, {"b", o.compare}, {"seed", o.seed.value_or(0)}, {"outputs", results},
-                      {"pass", all}}
-                     .dump(2)
+    std::cout << json_text({{"a", o.paths[0]}, {"b", o.compare}, {"seed", o.seed.value_or(0)}, {"outputs", results},
+                            {"pass", all}})
               << "\n";
   } else {
     std::cout << (all ? "the models agree\n" : "the models differ\n");

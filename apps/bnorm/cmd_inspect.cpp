@@ -103,7 +103,7 @@ Runner add_inspect(CLI::App& app) {
       throw;
     }
     if (opt->json) {
-      std::cout << to_json(r).dump(2) << "\n";
+      std::cout << json_text(to_json(r)) << "\n";
       return 0;
     }
     print_header(r);

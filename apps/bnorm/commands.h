@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 
+#include "transforms/json_text.h"
+
 namespace bnorm::cli {
 
 using Runner = std::function<int()>;
@@ -19,5 +21,7 @@ Runner add_inspect(CLI::App& app);
 Runner add_fold(CLI::App& app);
 Runner add_eval(CLI::App& app);
 Runner add_upgrade(CLI::App& app);
+
+using bnorm::json_text;
 
 }  // namespace bnorm::cli

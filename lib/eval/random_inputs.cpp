@@ -37,9 +37,14 @@ std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
       shape.push_back(it->second);
     }
     const auto dtype = static_cast<DType>(type.tensor_type().elem_type());
+    const auto size = static_cast<int64_t>(dtype_size(dtype));
+    if (size == 0) {
+      throw Error(ErrorKind::unsupported, fmt::format("input '{}' has type {}, which bnorm cannot generate", in.name(),
+                                                      dtype_name(dtype)));
+    }
     int64_t n = 0;
     try {
-      n = checked_numel(shape, int64_t{1} << 31);
+      n = checked_numel(shape, max_tensor_bytes() / size);  // the tensor byte limit, before any allocation
     } catch (const Error& e) {
       throw Error(ErrorKind::input, fmt::format("input '{}': {}", in.name(), e.bare_message()),
                   "give it with --input NAME=FILE, or smaller dims with --dim");
@@ -50,11 +55,8 @@ std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
       for (auto& x : v) x = std::ldexp(static_cast<double>(rng() >> 11), -52) - 1.0;
     } else if (dtype == DType::boolean) {
       for (auto& x : v) x = static_cast<double>(rng() & 1u);
-    } else if (dtype_size(dtype) > 0) {
-      for (auto& x : v) x = static_cast<double>(rng() % 4u);
     } else {
-      throw Error(ErrorKind::unsupported, fmt::format("input '{}' has type {}, which bnorm cannot generate", in.name(),
-                                                      dtype_name(dtype)));
+      for (auto& x : v) x = static_cast<double>(rng() % 4u);
     }
     out[in.name()] = Tensor::from_f64(dtype, shape, v, in.name());
   }

@@ -10,6 +10,9 @@ namespace bnorm::kernels {
 namespace {
 
 Isa detect() noexcept {
+#if !BNORM_SIMD_LEVELS
+  return Isa::Generic;
+#else
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
@@ -18,6 +21,7 @@ Isa detect() noexcept {
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return Isa::Avx2;
   return Isa::Generic;
+#endif
 }
 
 std::atomic<int>& active_level() noexcept {

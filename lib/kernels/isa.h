@@ -14,6 +14,18 @@
 
 #include <cstddef>
 
+// The Avx2 and Avx512 levels are written in GCC's idiom (vector arguments
+// passed between templates inlined into target-attributed entry points),
+// which clang 14 refuses. Built with clang (the libFuzzer build,
+// docs/reliability.md), the kernels have the Generic level only: the
+// other levels' entry points run the Generic code and detected_isa() is
+// Generic. GCC builds (the product, and `make test-sanitize`) have all three.
+#if defined(__clang__)
+#define BNORM_SIMD_LEVELS 0
+#else
+#define BNORM_SIMD_LEVELS 1
+#endif
+
 namespace bnorm::kernels {
 
 enum class Isa { Generic, Avx2, Avx512 };

@@ -30,7 +30,9 @@
 // GCC 12's AVX-512 intrinsics start from an "undefined" vector that
 // -W(maybe-)uninitialized reports once inlined (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include <immintrin.h>
 
@@ -39,6 +41,7 @@
 #include <cstring>
 
 #include "kernels/half.h"
+#include "kernels/isa.h"
 
 // Vector arguments of inlined helpers never cross a real call.
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -47,8 +50,13 @@
 #define BNORM_TARGET_AVX2 "avx2,f16c,prfchw"
 #define BNORM_TARGET_AVX512 "avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,prfchw"
 #define BNORM_ENTRY_GENERIC __attribute__((flatten))
+#if BNORM_SIMD_LEVELS
 #define BNORM_ENTRY_AVX2 __attribute__((target(BNORM_TARGET_AVX2), flatten))
 #define BNORM_ENTRY_AVX512 __attribute__((target(BNORM_TARGET_AVX512), flatten))
+#else  // clang: the Generic level under every name (isa.h)
+#define BNORM_ENTRY_AVX2 BNORM_ENTRY_GENERIC
+#define BNORM_ENTRY_AVX512 BNORM_ENTRY_GENERIC
+#endif
 
 namespace bnorm::kernels::simd {
 
@@ -184,6 +192,7 @@ struct Generic {
   }
 };
 
+#if BNORM_SIMD_LEVELS
 #define BNORM_MEMBER static inline __attribute__((target(BNORM_TARGET_AVX2)))
 
 struct Avx2 {
@@ -322,6 +331,10 @@ struct Avx512 {
 };
 
 #undef BNORM_MEMBER
+#else
+using Avx2 = Generic;
+using Avx512 = Generic;
+#endif
 
 // Elements to handle one by one before p is aligned for stream() of
 // vectors of `lanes` elements of T, or SIZE_MAX when p cannot be aligned.

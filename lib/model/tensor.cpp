@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -102,6 +103,19 @@ bool is_floating(DType t) {
   return t == DType::float32 || t == DType::float64 || t == DType::float16 || t == DType::bfloat16;
 }
 
+namespace {
+std::atomic<int64_t> g_max_tensor_bytes{kDefaultMaxTensorBytes};
+}  // namespace
+
+int64_t max_tensor_bytes() { return g_max_tensor_bytes.load(std::memory_order_relaxed); }
+
+TensorByteLimit::TensorByteLimit(int64_t bytes) : previous_(max_tensor_bytes()) {
+  if (bytes < 0) fail(ErrorKind::usage, "the tensor byte limit must not be negative, got {}", bytes);
+  g_max_tensor_bytes.store(bytes, std::memory_order_relaxed);
+}
+
+TensorByteLimit::~TensorByteLimit() { g_max_tensor_bytes.store(previous_, std::memory_order_relaxed); }
+
 int64_t checked_numel(const std::vector<int64_t>& dims, int64_t max_elements) {
   // The product of the non-zero dims must fit even when another dim is 0:
   // such a shape cannot hold data, but its strides would still overflow.
@@ -138,7 +152,14 @@ Tensor::Tensor(DType t, std::vector<int64_t> shape, std::string tensor_name)
   } catch (const Error& e) {
     fail(ErrorKind::input, "{}: {}", tensor_label(name), e.bare_message());
   }
-  bytes.assign(static_cast<size_t>(n) * size, 0);
+  const int64_t need = n * static_cast<int64_t>(size);
+  if (need > max_tensor_bytes()) {
+    throw Error(ErrorKind::input,
+                fmt::format("{}: dims {} of {} need {} bytes, over bnorm's limit of {} bytes per tensor",
+                            tensor_label(name), shape_str(dims), dtype_name(t), need, max_tensor_bytes()),
+                "is a dim of the model wrong?");
+  }
+  bytes.assign(static_cast<size_t>(need), 0);
 }
 
 int64_t Tensor::numel() const {

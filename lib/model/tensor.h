@@ -49,7 +49,8 @@ struct Tensor {
 
   Tensor() = default;
   // Allocates numel(dims) zeroed elements. Throws Error(input) when dims
-  // are negative, overflow, or the type has no fixed size.
+  // are negative, overflow, exceed max_tensor_bytes(), or the type has no
+  // fixed size.
   Tensor(DType t, std::vector<int64_t> shape, std::string tensor_name = {});
 
   int64_t numel() const;
@@ -66,6 +67,28 @@ struct Tensor {
   // toward zero for integers is NOT done: integers must be exact).
   static Tensor from_f64(DType t, std::vector<int64_t> shape, const std::vector<double>& values,
                          std::string tensor_name = {});
+};
+
+// The most bytes bnorm allocates for one tensor whose size comes from a
+// shape (Tensor(dtype, dims): the evaluator's outputs, random inputs):
+// a shape needing more is Error(input) (exit 2) naming the tensor, instead
+// of an attempt to allocate terabytes a model merely declares. Tensors read
+// from data (initializers, .pb, .npy, external files) are bounded by that
+// data. The default is 4 GiB; TensorByteLimit changes it for a scope (the
+// fuzz targets use 64 MiB, docs/reliability.md).
+inline constexpr int64_t kDefaultMaxTensorBytes = int64_t{1} << 32;
+int64_t max_tensor_bytes();
+
+// Sets the limit (process-wide) while it lives, then restores the previous one.
+class TensorByteLimit {
+ public:
+  explicit TensorByteLimit(int64_t bytes);
+  ~TensorByteLimit();
+  TensorByteLimit(const TensorByteLimit&) = delete;
+  TensorByteLimit& operator=(const TensorByteLimit&) = delete;
+
+ private:
+  int64_t previous_;
 };
 
 // Number of elements of `dims`; throws Error(input) on a negative dim or

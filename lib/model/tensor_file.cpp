@@ -25,22 +25,19 @@ namespace bnorm {
 
 namespace {
 
-// Opens `path` for binary reading and returns its size.
-uint64_t open_input(const fs::path& path, std::ifstream* in) {
+// The whole of `path`, which must be a regular file of at most `limit` bytes.
+std::string read_whole(const fs::path& path, uint64_t limit, const char* too_large) {
   std::error_code ec;
   if (!fs::exists(path, ec)) fail(ErrorKind::input, "file does not exist");
   if (!fs::is_regular_file(path, ec)) fail(ErrorKind::input, "not a regular file");
   const uint64_t size = fs::file_size(path, ec);
   if (ec) fail(ErrorKind::input, "cannot read: {}", ec.message());
-  in->open(path, std::ios::binary);
-  if (!*in) fail(ErrorKind::input, "cannot open for reading");
-  return size;
-}
-
-void read_exact(std::ifstream& in, void* out, uint64_t n) {
-  if (n > 0 && !in.read(static_cast<char*>(out), static_cast<std::streamsize>(n))) {
-    fail(ErrorKind::input, "read error");
-  }
+  if (size > limit) fail(ErrorKind::input, "{} bytes {}", size, too_large);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(ErrorKind::input, "cannot open for reading");
+  std::string data(size, '\0');
+  if (size > 0 && !in.read(data.data(), static_cast<std::streamsize>(size))) fail(ErrorKind::input, "read error");
+  return data;
 }
 
 // .npy format: magic "\x93NUMPY", major and minor version bytes, the header
@@ -237,12 +234,10 @@ std::string npy_prefix_and_header(const std::string& descr, const std::vector<in
   fail(ErrorKind::unsupported, "shape {} is too long for a .npy header", shape_str(dims));
 }
 
-Tensor npy_from_file(const fs::path& path) {
-  std::ifstream in;
-  const uint64_t file_size = open_input(path, &in);
-  unsigned char prefix[12];
+Tensor npy_from_bytes(std::string_view data) {
+  const uint64_t file_size = data.size();
   if (file_size < 10) fail(ErrorKind::input, "not a .npy file: only {} bytes", file_size);
-  read_exact(in, prefix, 10);
+  const auto* prefix = reinterpret_cast<const unsigned char*>(data.data());
   if (std::memcmp(prefix, kMagic, kMagicLen) != 0) fail(ErrorKind::input, "not a .npy file (no \\x93NUMPY magic)");
   const int major = prefix[6], minor = prefix[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0) {
@@ -251,7 +246,6 @@ Tensor npy_from_file(const fs::path& path) {
   uint64_t prefix_len = 10, header_len = prefix[8] | (prefix[9] << 8);
   if (major >= 2) {
     if (file_size < 12) fail(ErrorKind::input, "truncated .npy file: only {} bytes", file_size);
-    read_exact(in, prefix + 10, 2);
     prefix_len = 12;
     header_len |= (uint64_t{prefix[10]} << 16) | (uint64_t{prefix[11]} << 24);
   }
@@ -260,8 +254,7 @@ Tensor npy_from_file(const fs::path& path) {
          file_size - prefix_len);
   }
   if (header_len > kMaxHeader) fail(ErrorKind::input, ".npy header of {} bytes is too large", header_len);
-  std::string text(header_len, '\0');
-  read_exact(in, text.data(), header_len);
+  const std::string_view text = data.substr(prefix_len, header_len);
   const NpyHeader h = HeaderParser(text).parse();
 
   Tensor t;
@@ -284,8 +277,8 @@ Tensor npy_from_file(const fs::path& path) {
     fail(ErrorKind::input, ".npy file has {} bytes after the array data (shape {} of '{}')", have - need,
          py_tuple(t.dims), h.descr);
   }
-  t.bytes.resize(need);
-  read_exact(in, t.bytes.data(), need);
+  const auto* first = prefix + prefix_len + header_len;
+  t.bytes.assign(first, first + need);
   return t;
 }
 
@@ -312,9 +305,11 @@ size_t checked_byte_size(const Tensor& t) {
 
 }  // namespace
 
+Tensor parse_npy(std::string_view bytes) { return npy_from_bytes(bytes); }
+
 Tensor read_npy(const fs::path& path) {
   try {
-    return npy_from_file(path);
+    return npy_from_bytes(read_whole(path, UINT64_MAX, ""));
   } catch (Error& e) {
     e.in_file(path.string());
     throw;
@@ -336,18 +331,17 @@ void write_npy(const Tensor& t, const fs::path& path) {
   }
 }
 
+Tensor parse_pb(const std::string& bytes, const fs::path& dir) {
+  if (bytes.empty()) fail(ErrorKind::input, "empty file, expected a serialized ONNX TensorProto");
+  onnx::TensorProto p;
+  if (!p.ParseFromString(bytes)) fail(ErrorKind::input, "cannot parse as a serialized ONNX TensorProto");
+  return decode_tensor(p, dir);
+}
+
 Tensor read_pb(const fs::path& path) {
   try {
-    std::ifstream in;
-    const uint64_t size = open_input(path, &in);
-    if (size == 0) fail(ErrorKind::input, "empty file, expected a serialized ONNX TensorProto");
-    if (size > INT_MAX) fail(ErrorKind::input, "{} bytes is over protobuf's 2 GiB limit", size);
-    std::string data(size, '\0');
-    read_exact(in, data.data(), size);
-    onnx::TensorProto p;
-    if (!p.ParseFromString(data)) fail(ErrorKind::input, "cannot parse as a serialized ONNX TensorProto");
-    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-    return decode_tensor(p, dir);
+    const std::string data = read_whole(path, INT_MAX, "is over protobuf's 2 GiB limit");
+    return parse_pb(data, path.parent_path().empty() ? fs::path(".") : path.parent_path());
   } catch (Error& e) {
     e.in_file(path.string());
     throw;

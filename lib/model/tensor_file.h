@@ -6,6 +6,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 #include "model/tensor.h"
 
@@ -19,5 +21,11 @@ Tensor read_npy(const std::filesystem::path& path);
 void write_npy(const Tensor& t, const std::filesystem::path& path);
 Tensor read_pb(const std::filesystem::path& path);
 void write_pb(const Tensor& t, const std::filesystem::path& path);
+
+// The same decoders on a whole file's bytes already in memory (fuzzing,
+// tests). parse_pb resolves external data relative to `dir`; with an empty
+// `dir` a tensor with external data is refused.
+Tensor parse_npy(std::string_view bytes);
+Tensor parse_pb(const std::string& bytes, const std::filesystem::path& dir);
 
 }  // namespace bnorm

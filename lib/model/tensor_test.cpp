@@ -118,6 +118,31 @@ TEST_CASE("a tensor cannot be made with negative dims, overflowing dims or a siz
   CHECK_THAT(e.message(), Catch::Contains("string"));
 }
 
+TEST_CASE("a tensor over the byte limit is an Error, not an allocation") {
+  using bnorm::max_tensor_bytes;
+  CHECK(max_tensor_bytes() == bnorm::kDefaultMaxTensorBytes);
+  // 2^31 doubles are 16 GiB, over the default 4 GiB: refused before any allocation.
+  auto e = error_of([] { Tensor(DType::float64, {int64_t{1} << 16, int64_t{1} << 15}, "Y"); });
+  CHECK(e.kind() == ErrorKind::input);
+  CHECK_THAT(e.message(), Catch::Contains("tensor 'Y'") && Catch::Contains("17179869184 bytes") &&
+                              Catch::Contains("limit of 4294967296 bytes"));
+
+  const bnorm::TensorByteLimit lowered(64);
+  CHECK(max_tensor_bytes() == 64);
+  CHECK(Tensor(DType::float64, {8}).byte_size() == 64);
+  CHECK_THROWS_AS(Tensor(DType::float64, {9}), Error);
+  CHECK_THROWS_AS(Tensor::from_f64(DType::int16, {33}, std::vector<double>(33)), Error);
+}
+
+TEST_CASE("the tensor byte limit is restored when its guard goes") {
+  {
+    const bnorm::TensorByteLimit lowered(1);
+    CHECK(bnorm::max_tensor_bytes() == 1);
+  }
+  CHECK(bnorm::max_tensor_bytes() == bnorm::kDefaultMaxTensorBytes);
+  CHECK_THROWS_AS(bnorm::TensorByteLimit(-1), Error);
+}
+
 TEST_CASE("checked_numel counts elements and refuses negatives, overflow and the limit") {
   using bnorm::checked_numel;
   CHECK(checked_numel({}) == 1);

@@ -151,6 +151,33 @@ void list_initializers_as_inputs(onnx::ModelProto& m, UpgradeReport& r) {
   });
 }
 
+// ONNX's IR importer, which its converter runs first, dereferences the value
+// of every name a node input or graph output uses: an undefined one crashes
+// it. Such a model is invalid anyway; refuse it by name first.
+void check_names_defined(const GraphIndex& index) {
+  std::unordered_set<std::string> sparse;  // not in the index; defined wherever they are
+  for (const auto& scope : index.scopes()) {
+    for (const auto& t : scope->graph->sparse_initializer()) sparse.insert(t.values().name());
+  }
+  for (const auto& scope : index.scopes()) {
+    for (const auto& node : scope->graph->node()) {
+      for (const auto& in : node.input()) {
+        if (!in.empty() && !sparse.count(in) && !index.find(*scope, in)) {
+          throw Error(ErrorKind::input, fmt::format("input '{}' names no value (no graph input, initializer or "
+                                                    "node output of graph {} or around it)", in, scope->path))
+              .at_node(node.name(), node.op_type());
+        }
+      }
+    }
+    for (const auto& out : scope->graph->output()) {
+      if (!sparse.count(out.name()) && !index.find(*scope, out.name())) {
+        fail(ErrorKind::input, "graph output '{}' of graph {} names no value (no node, input or initializer makes it)",
+             out.name(), scope->path);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
@@ -172,6 +199,7 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   inferred.set_ir_version(std::max<int64_t>(inferred.ir_version(), 3));  // IR 1/2 had no opset_import
   if (to < from) check_downgrade_shapes(inferred, from, to);
   const GraphIndex index(inferred);
+  check_names_defined(index);
 
   // Constants the input reads; those the steps stop reading (e.g. spatial = 0
   // parameters replaced by flattened copies) are removed at the end.
