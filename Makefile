@@ -1,7 +1,8 @@
 # bnorm: the two commands of the README, and the ones around them.
 #   make demo            install what is missing, build (Release), run the demo
 #   make test            install what is missing, build (Release), run every test through ctest,
-#                        then a short fuzz run (FUZZ_SMOKE_SECONDS per target, two at a time)
+#                        then a fuzz smoke run: every fuzz target (clang, ASan+UBSan) replays its seeds and
+#                        regression inputs once
 #   make test-sanitize   the whole ctest suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #                        (g++, in build-sanitize; any report fails the test)
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS each (clang-14, in build-fuzz):
@@ -15,7 +16,7 @@ CMAKE_ARGS ?=
 SANITIZE_BUILD     ?= build-sanitize
 FUZZ_BUILD         ?= build-fuzz
 FUZZ_SECONDS       ?= 180
-FUZZ_SMOKE_SECONDS ?= 45
+FUZZ_SMOKE_SECONDS ?= 300
 FUZZ_PARALLEL      ?= 2
 # Every report is fatal (abort: no exit code 1 or 2 to mistake for bnorm's) and names its stack.
 SANITIZER_ENV = ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
@@ -54,7 +55,7 @@ fuzz: fuzz-build
 	@$(SANITIZER_ENV) bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_PARALLEL)
 
 fuzz-smoke: fuzz-build
-	@$(SANITIZER_ENV) bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS) $(FUZZ_PARALLEL)
+	@$(SANITIZER_ENV) bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS) $(FUZZ_PARALLEL) --smoke
 
 install: build
 	@cmake --install $(BUILD)

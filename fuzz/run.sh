@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of a BNORM_FUZZ build for SECONDS each, PARALLEL
 # at a time: `make fuzz` (minutes each) and the smoke run of `make test`.
-#   fuzz/run.sh BUILD_DIR SECONDS [PARALLEL]
-# Per target, libFuzzer reads (in this order) the working corpus it grows,
-# BUILD_DIR/fuzz/corpus/NAME (kept between runs, never in the repository),
-# the seeds (links to the repository's generated test models or tensors), and
-# tests/fuzz_regressions/NAME (every input that once failed, replayed first
-# thing). A crash, a sanitizer report, an escaping exception, a timeout or
-# running out of memory stops that target: its input is saved under
-# BUILD_DIR/fuzz/artifacts/NAME/ and the script exits 1. docs/reliability.md.
+#   fuzz/run.sh BUILD_DIR SECONDS [PARALLEL] [--smoke]
+# --smoke (make test) replays instead of fuzzing: every target runs each seed
+# and regression input once (-runs=0), through the clang build with ASan and
+# UBSan, then stops. Repeatable by construction: libFuzzer's mutations are not
+# (ASLR-dependent coverage makes even a fixed -seed diverge), and a gate that
+# CI may fail on inputs no run here ever tried is not a gate. Finding new
+# inputs is the job of `make fuzz`, whose findings become regression inputs.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 seconds=$2
 parallel=${3:-1}
+smoke=${4:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=$build/fuzz
 
@@ -39,15 +39,21 @@ run_one() {
   local exe=$1 name=${1#fuzz_}
   local kind=models
   [ "$name" = tensor ] && kind=tensors
-  local work=$out/work/$name
-  mkdir -p "$out/corpus/$name" "$out/artifacts/$name" "$work"
+  local work=$out/work/$name corpus=$out/corpus/$name
+  local mode=()
+  if [ "$smoke" = --smoke ]; then
+    corpus=$out/smoke-corpus/$name
+    rm -rf "$corpus"
+    mode=(-runs=0)
+  fi
+  mkdir -p "$corpus" "$out/artifacts/$name" "$work"
   local regressions=()
   [ -d "$src/tests/fuzz_regressions/$name" ] && regressions=("$src/tests/fuzz_regressions/$name")
   # The working directory is empty: a model's relative external data finds nothing.
-  if (cd "$work" && OMP_NUM_THREADS=1 "$out/$exe" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+  if (cd "$work" && OMP_NUM_THREADS=1 "$out/$exe" "${mode[@]}" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/$name/" \
-        "$out/corpus/$name" "$out/seeds/$kind" "${regressions[@]}") > "$out/$name.log" 2>&1; then
-    echo "fuzz $name: ok, $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/$name.log" | grep -o '[0-9]*$') runs in ${seconds}s, corpus $(ls "$out/corpus/$name" | wc -l)"
+        "$corpus" "$out/seeds/$kind" "${regressions[@]}") > "$out/$name.log" 2>&1; then
+    echo "fuzz $name: ok, $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/$name.log" | grep -o '[0-9]*$') runs, corpus $(ls "$corpus" | wc -l)"
   else
     echo "fuzz $name: FAILED (log $out/$name.log, input in $out/artifacts/$name/)"
     grep -E 'ERROR|SUMMARY|terminate|what\(\)|Test unit written' "$out/$name.log" | head -20 | sed 's/^/  /'
@@ -55,6 +61,6 @@ run_one() {
   fi
 }
 export -f run_one
-export out src seconds
+export out src seconds smoke
 
 printf '%s\n' "${targets[@]}" | xargs -P "$parallel" -I{} bash -c 'run_one {}'

@@ -334,3 +334,35 @@ TEST_CASE("eval --random on declared dims too large to hold names the file and t
   CHECK(r.err.rfind("bnorm: error: " + model.string() + ": input 'x': dims [1, 3, 4611686018427387904, 4]: element "
                     "count overflows int64\n  hint: ", 0) == 0);
 }
+
+// ONNX 1.12's own shape inference crashed the process on these Conv nodes
+// (a null dereference, a division by zero; found by fuzz_inspect and CI's
+// fuzz smoke run). Every command refuses them, naming the node.
+TEST_CASE("Conv nodes that crashed ONNX's shape inference are refused by every command, naming the node",
+          "[cli][errors]") {
+  TempDir tmp;
+  auto m = conv_bn();
+  auto& conv = node(m, "conv1");
+  std::string expect;
+  SECTION("a ConvTranspose whose W has rank 1") {
+    conv.set_op_type("ConvTranspose");
+    conv.mutable_attribute()->DeleteSubrange(0, 1);  // kernel_shape: W's dims are read instead
+    initializer(m, "w").clear_dims();
+    initializer(m, "w").add_dims(81);
+    expect = "input 'W' has rank 1 and input 'X' rank 4; W must have the rank of X, at least 3";
+  }
+  SECTION("a Conv whose W has rank 5 against X's 4") {
+    conv.mutable_attribute()->DeleteSubrange(0, 1);
+    initializer(m, "w").add_dims(1);
+    expect = "input 'W' has rank 5 and input 'X' rank 4";
+  }
+  SECTION("a Conv with a stride of 0") {
+    auto* a = conv.add_attribute();
+    a->set_name("strides");
+    a->set_type(onnx::AttributeProto::INTS);
+    a->add_ints(0);
+    a->add_ints(1);
+    expect = "attribute 'strides' has a value 0; each must be at least 1";
+  }
+  check_refused(save(tmp, "conv.onnx", m), expect, "conv1");
+}

@@ -154,6 +154,24 @@ TEST_CASE("a graph output or node input that names no value is refused before ON
   CHECK(input.find("input 'missing' names no value") != std::string::npos);
 }
 
+// Found by fuzz_upgrade (tests/fuzz_regressions/upgrade/softmax-without-inputs.onnx):
+// the Softmax step read input 0 of a node that had none (out of bounds).
+TEST_CASE("a node bnorm's own steps convert, with an input or output count its schema refuses, is an error", "[upgrade]") {
+  for (const std::string op : {"Softmax", "Dropout", "Cast"}) {
+    for (const bool outputs : {false, true}) {
+      GraphBuilder b(op == "Cast" ? 5 : 11);
+      b.input("x", DType::float32, {2, 3});
+      auto& n = outputs ? b.node(op, {"x"}, {}, "n") : b.node(op, {}, {"y"}, "n");
+      if (op == "Cast") test::set_attr(n, "to", int64_t{1});
+      b.output("x");
+      const std::string e = upgrade_error_of(b.model(), op == "Cast" ? 6 : 13);
+      INFO(op << " " << e);
+      CHECK(e.find("node 'n' (" + op) != std::string::npos);
+      CHECK(e.find(outputs ? "0 outputs; version" : "0 inputs; version") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("upgrade CLI: bad --to is exit 2; --json reports per node", "[upgrade][cli]") {
   TempDir tmp;
   const std::string in = testdata("bn_absent_is_test_opset6.onnx").string(), out = (tmp / "o.onnx").string();

@@ -13,6 +13,7 @@
 // Computed as im2col (col2im) plus one matrix product per image and group,
 // in float (double for double). Spatial dims are padded to 3 with ones.
 #include <algorithm>
+#include <cstdint>
 
 #include "eval/attrs.h"
 #include "eval/gemm_kernel.h"
@@ -48,6 +49,16 @@ Attrs read_attrs(const onnx::NodeProto& node, size_t nd) {
   a.auto_pad = attr_string(node, "auto_pad", "NOTSET");
   if (a.stride.size() != nd || a.dil.size() != nd || pads.size() != 2 * nd || a.out_pad.size() != nd) {
     fail(ErrorKind::input, "strides, dilations, pads or output_padding do not match {} spatial dims", nd);
+  }
+  // Bounded so that every output size below is computed without overflow
+  // (X's and W's dims are bounded by max_tensor_bytes()).
+  constexpr int64_t kMaxAttr = INT32_MAX;
+  auto within = [&](const std::vector<int64_t>& v, int64_t lo) {
+    return std::all_of(v.begin(), v.end(), [&](int64_t x) { return x >= lo && x <= kMaxAttr; });
+  };
+  if (!within(a.stride, 1) || !within(a.dil, 1) || !within(pads, 0) || !within(a.out_pad, 0)) {
+    fail(ErrorKind::input, "strides and dilations must be 1 to {}, pads and output_padding 0 to {}", kMaxAttr,
+         kMaxAttr);
   }
   a.pad_begin.assign(pads.begin(), pads.begin() + nd);
   a.pad_end.assign(pads.begin() + nd, pads.end());
@@ -96,7 +107,8 @@ void im2col(const T* x, int64_t channels, const Geometry& g, T* col) {
             for (int64_t oy = 0; oy < g.out[1]; ++oy) {
               const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dil[1];
               const bool zy = iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1];
-              const T* src = xc + (iz * g.in[1] + iy) * g.in[2];
+              // Only rows inside X get a pointer: X may even be empty (null data).
+              const T* src = zy ? nullptr : xc + (iz * g.in[1] + iy) * g.in[2];
               for (int64_t ox = 0; ox < g.out[2]; ++ox, ++dst) {
                 const int64_t ix = ox * g.stride[2] - g.pad[2] + kx * g.dil[2];
                 *dst = (zy || ix < 0 || ix >= g.in[2]) ? T(0) : src[ix];
@@ -123,7 +135,7 @@ void col2im(const T* col, int64_t channels, const Geometry& g, T* y) {
             for (int64_t iy = 0; iy < g.in[1]; ++iy) {
               const int64_t oy = iy * g.stride[1] - g.pad[1] + ky * g.dil[1];
               const bool skip = oz < 0 || oz >= g.out[0] || oy < 0 || oy >= g.out[1];
-              T* dst = ym + (oz * g.out[1] + oy) * g.out[2];
+              T* dst = skip ? nullptr : ym + (oz * g.out[1] + oy) * g.out[2];
               for (int64_t ix = 0; ix < g.in[2]; ++ix, ++src) {
                 const int64_t ox = ix * g.stride[2] - g.pad[2] + kx * g.dil[2];
                 if (!skip && ox >= 0 && ox < g.out[2]) dst[ox] += *src;
@@ -179,14 +191,18 @@ Tensors op_conv(const OpContext& ctx) {
     }
     if (g.out[d] <= 0) fail(ErrorKind::input, "the kernel {} is larger than the padded input {}", shape_str(w.dims), shape_str(x.dims));
   }
+  // First at one byte an element: out_size() and the offsets below cannot overflow.
+  checked_buffer_numel(out_dims(x, m, g), 1, "the output of Conv");
   const int64_t cg = c / group, mg = m / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
   const bool direct = ks == 1 && g.stride[0] * g.stride[1] * g.stride[2] == 1 && g.pad[0] + g.pad[1] + g.pad[2] == 0;
   Tensors out(1);
   with_float_type(x.dtype, "input 'X'", [&](auto tag) {
     using T = decltype(tag);
+    const std::vector<int64_t> ydims = out_dims(x, m, g);
+    std::vector<T> y(static_cast<size_t>(checked_buffer_numel(ydims, sizeof(T), "the output of Conv")));
+    std::vector<T> col(direct ? 0 : static_cast<size_t>(checked_buffer_numel(
+                                        {cg, ks, g.out[0], g.out[1], g.out[2]}, sizeof(T), "Conv's im2col buffer")));
     const std::vector<T> vx = load_values<T>(x), vw = load_values<T>(w);
-    std::vector<T> y(static_cast<size_t>(n * m * os));
-    std::vector<T> col(direct ? 0 : static_cast<size_t>(cg * ks * os));
     for (int64_t i = 0; i < n; ++i)
       for (int64_t gi = 0; gi < group; ++gi) {
         const T* xg = vx.data() + (i * c + gi * cg) * is;
@@ -195,7 +211,7 @@ Tensors op_conv(const OpContext& ctx) {
                 y.data() + (i * m + gi * mg) * os, os, mg, os, cg * ks, false);
       }
     add_bias(y, b, n, m, os);
-    out[0] = make_tensor(x.dtype, out_dims(x, m, g), y);
+    out[0] = make_tensor(x.dtype, ydims, y);
     return 0;
   });
   return out;
@@ -235,13 +251,17 @@ Tensors op_conv_transpose(const OpContext& ctx) {
     }
     if (g.out[d] <= 0) fail(ErrorKind::input, "the output of ConvTranspose would be empty");
   }
+  // First at one byte an element: out_size() and the offsets below cannot overflow.
+  checked_buffer_numel(out_dims(x, m, g), 1, "the output of ConvTranspose");
   const int64_t cg = c / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
   Tensors out(1);
   with_float_type(x.dtype, "input 'X'", [&](auto tag) {
     using T = decltype(tag);
+    const std::vector<int64_t> ydims = out_dims(x, m, g);
+    std::vector<T> y(static_cast<size_t>(checked_buffer_numel(ydims, sizeof(T), "the output of ConvTranspose")),
+                     T(0));
+    std::vector<T> col(static_cast<size_t>(checked_buffer_numel({mg, ks, is}, sizeof(T), "ConvTranspose's col buffer")));
     const std::vector<T> vx = load_values<T>(x), vw = load_values<T>(w);
-    std::vector<T> y(static_cast<size_t>(n * m * os), T(0));
-    std::vector<T> col(static_cast<size_t>(mg * ks * is));
     std::vector<T> wt(static_cast<size_t>(mg * ks * cg));
     for (int64_t gi = 0; gi < group; ++gi) {
       // W's group block is [cg, mg*K]; the product needs its transpose.
@@ -254,7 +274,7 @@ Tensors op_conv_transpose(const OpContext& ctx) {
       }
     }
     add_bias(y, b, n, m, os);
-    out[0] = make_tensor(x.dtype, out_dims(x, m, g), y);
+    out[0] = make_tensor(x.dtype, ydims, y);
     return 0;
   });
   return out;

@@ -20,6 +20,7 @@
 // saved_var = batch variance, as the ONNX spec says. (onnxruntime's CPU
 // kernel writes the inverse standard deviation 1/sqrt(var + eps) to
 // saved_var instead; bnorm follows the spec.)
+#include <algorithm>
 #include <vector>
 
 #include "eval/norm_compute.h"
@@ -71,7 +72,8 @@ Tensors batch_norm(const OpContext& ctx, const NormNode& nn, const Tensor& x, co
   const Tensor* in[4] = {&ctx.required(1, "scale"), &ctx.required(2, "B"), &ctx.required(3, "input_mean"),
                          &ctx.required(4, "input_var")};
   const std::vector<P> scale = load_values<P>(*in[0]), bias = load_values<P>(*in[1]);
-  Tensors out(static_cast<size_t>(ctx.output_count()));
+  // Y is computed even when the node names no output at all.
+  Tensors out(static_cast<size_t>(std::max(1, ctx.output_count())));
   out[0] = Tensor(x.dtype, x.dims);
   const auto eps = static_cast<P>(nn.epsilon);
   if (!nn.training) {

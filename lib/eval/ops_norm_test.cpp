@@ -282,3 +282,13 @@ TEST_CASE("a parameter of the wrong shape is an error naming the node and the in
     CHECK(e.bare_message() == "input 'scale' has shape [4], expected [3]");
   }
 }
+
+// Found by fuzz_eval (tests/fuzz_regressions/eval/): the node's output list
+// sized the results, and Y went to index 0 of an empty one.
+TEST_CASE("a BatchNormalization that names no output runs without writing past its results") {
+  bnorm::test::GraphBuilder b(15);
+  b.input("X", bnorm::DType::float32, {1, 2, 2});
+  for (const char* p : {"s", "b", "m", "v"}) b.initializer(p, bnorm::Tensor::from_f64(bnorm::DType::float32, {2}, {1, 1}));
+  b.node("BatchNormalization", {"X", "s", "b", "m", "v"}, {}, "bn");
+  CHECK(bnorm::evaluate(b.model(), {{"X", bnorm::Tensor(bnorm::DType::float32, {1, 2, 2})}}).empty());
+}

@@ -3,10 +3,12 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "core/log.h"
+#include "model/onnx_guards.h"
 
 namespace bnorm {
 
 onnx::ModelProto with_inferred_shapes(const onnx::ModelProto& model) {
+  install_onnx_inference_guards();
   onnx::ModelProto copy = model;
   if (copy.opset_import_size() == 0) {
     auto* op = copy.add_opset_import();  // IR 1/2 models: opset 1

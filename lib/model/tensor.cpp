@@ -109,6 +109,24 @@ std::atomic<int64_t> g_max_tensor_bytes{kDefaultMaxTensorBytes};
 
 int64_t max_tensor_bytes() { return g_max_tensor_bytes.load(std::memory_order_relaxed); }
 
+int64_t checked_buffer_numel(const std::vector<int64_t>& dims, size_t elem_bytes, const std::string& what) {
+  int64_t n = 0;
+  try {
+    n = checked_numel(dims);
+  } catch (const Error& e) {
+    fail(ErrorKind::input, "{}: {}", what, e.bare_message());
+  }
+  const auto size = static_cast<int64_t>(elem_bytes);
+  if (n > max_tensor_bytes() / size) {
+    const std::string need = n <= INT64_MAX / size ? std::to_string(n * size) : "over " + std::to_string(INT64_MAX);
+    throw Error(ErrorKind::input,
+                fmt::format("{}: dims {} need {} bytes, over bnorm's limit of {} bytes per tensor", what,
+                            shape_str(dims), need, max_tensor_bytes()),
+                "is a dim of the model wrong?");
+  }
+  return n;
+}
+
 TensorByteLimit::TensorByteLimit(int64_t bytes) : previous_(max_tensor_bytes()) {
   if (bytes < 0) fail(ErrorKind::usage, "the tensor byte limit must not be negative, got {}", bytes);
   g_max_tensor_bytes.store(bytes, std::memory_order_relaxed);
@@ -146,20 +164,8 @@ Tensor::Tensor(DType t, std::vector<int64_t> shape, std::string tensor_name)
     : name(std::move(tensor_name)), dtype(t), dims(std::move(shape)) {
   const size_t size = dtype_size(t);
   if (size == 0) fail(ErrorKind::input, "{}: type {} has no fixed element size", tensor_label(name), dtype_name(t));
-  int64_t n = 0;
-  try {
-    n = checked_numel(dims, INT64_MAX / static_cast<int64_t>(size));
-  } catch (const Error& e) {
-    fail(ErrorKind::input, "{}: {}", tensor_label(name), e.bare_message());
-  }
-  const int64_t need = n * static_cast<int64_t>(size);
-  if (need > max_tensor_bytes()) {
-    throw Error(ErrorKind::input,
-                fmt::format("{}: dims {} of {} need {} bytes, over bnorm's limit of {} bytes per tensor",
-                            tensor_label(name), shape_str(dims), dtype_name(t), need, max_tensor_bytes()),
-                "is a dim of the model wrong?");
-  }
-  bytes.assign(static_cast<size_t>(need), 0);
+  const int64_t n = checked_buffer_numel(dims, size, fmt::format("{} of {}", tensor_label(name), dtype_name(t)));
+  bytes.assign(static_cast<size_t>(n) * size, 0);
 }
 
 int64_t Tensor::numel() const {

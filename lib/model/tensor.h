@@ -79,6 +79,12 @@ struct Tensor {
 inline constexpr int64_t kDefaultMaxTensorBytes = int64_t{1} << 32;
 int64_t max_tensor_bytes();
 
+// The element count of a buffer of `dims` with `elem_bytes`-byte elements
+// that bnorm is about to allocate (a Tensor, or an operator's working
+// buffer, which may be wider than the tensor's type): Error(input) naming
+// `what` when dims are invalid or it would need over max_tensor_bytes().
+int64_t checked_buffer_numel(const std::vector<int64_t>& dims, size_t elem_bytes, const std::string& what);
+
 // Sets the limit (process-wide) while it lives, then restores the previous one.
 class TensorByteLimit {
  public:

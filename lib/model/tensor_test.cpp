@@ -124,7 +124,7 @@ TEST_CASE("a tensor over the byte limit is an Error, not an allocation") {
   // 2^31 doubles are 16 GiB, over the default 4 GiB: refused before any allocation.
   auto e = error_of([] { Tensor(DType::float64, {int64_t{1} << 16, int64_t{1} << 15}, "Y"); });
   CHECK(e.kind() == ErrorKind::input);
-  CHECK_THAT(e.message(), Catch::Contains("tensor 'Y'") && Catch::Contains("17179869184 bytes") &&
+  CHECK_THAT(e.message(), Catch::Contains("tensor 'Y' of double") && Catch::Contains("17179869184 bytes") &&
                               Catch::Contains("limit of 4294967296 bytes"));
 
   const bnorm::TensorByteLimit lowered(64);
@@ -141,6 +141,16 @@ TEST_CASE("the tensor byte limit is restored when its guard goes") {
   }
   CHECK(bnorm::max_tensor_bytes() == bnorm::kDefaultMaxTensorBytes);
   CHECK_THROWS_AS(bnorm::TensorByteLimit(-1), Error);
+}
+
+TEST_CASE("checked_buffer_numel counts a working buffer of any element size against the limit") {
+  CHECK(bnorm::checked_buffer_numel({4, 8}, 8, "buf") == 32);
+  const bnorm::TensorByteLimit lowered(256);
+  CHECK(bnorm::checked_buffer_numel({4, 8}, 8, "buf") == 32);
+  auto e = error_of([] { bnorm::checked_buffer_numel({4, 8}, 16, "the output of X"); });
+  CHECK_THAT(e.message(), Catch::Contains("the output of X: dims [4, 8] need 512 bytes"));
+  e = error_of([] { bnorm::checked_buffer_numel({INT64_MAX, 2}, 1, "huge"); });
+  CHECK_THAT(e.message(), Catch::Contains("huge") && Catch::Contains("overflow"));
 }
 
 TEST_CASE("checked_numel counts elements and refuses negatives, overflow and the limit") {

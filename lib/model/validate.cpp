@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <queue>
+#include <set>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -130,6 +131,38 @@ ParamInfo param_info(const GraphIndex& index, const GraphIndex::Scope& scope, co
   return info;
 }
 
+// The rank of a value as far as the model states it; -1 when unknown.
+int stated_rank(const GraphIndex& index, const GraphIndex::Scope& scope, const std::string& name) {
+  if (const auto info = param_info(index, scope, name); info.dims) return static_cast<int>(info.dims->size());
+  const onnx::TypeProto* t = index.declared_type(scope, name);
+  if (!t || !t->has_tensor_type() || !t->tensor_type().has_shape()) return -1;
+  return t->tensor_type().shape().dim_size();
+}
+
+// Conv, ConvTranspose and the pools: strides and dilations of at least 1,
+// W of X's rank (at least 3). ONNX 1.12's shape inference crashes on these
+// (model/onnx_guards.h); here they are refused once, naming the node.
+void check_conv_pool_node(const GraphIndex& index, const GraphIndex::Scope& scope, const onnx::NodeProto& node) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() != "strides" && a.name() != "dilations") continue;
+    for (const int64_t v : a.ints()) {
+      if (v < 1) fail_at(node, 0, fmt::format("attribute '{}' has a value {}; each must be at least 1", a.name(), v));
+    }
+  }
+  const bool weighted = node.op_type() == "Conv" || node.op_type() == "ConvTranspose";
+  if (!weighted || node.input_size() < 2) return;
+  const int rx = stated_rank(index, scope, node.input(0)), rw = stated_rank(index, scope, node.input(1));
+  if ((rw >= 0 && rw < 3) || (rx >= 0 && rw >= 0 && rx != rw)) {
+    fail_at(node, 0, fmt::format("input 'W' has rank {}{}; W must have the rank of X, at least 3", rw,
+                                 rx >= 0 ? fmt::format(" and input 'X' rank {}", rx) : std::string()));
+  }
+}
+
+bool is_conv_pool_node(const onnx::NodeProto& node) {
+  static const std::set<std::string> ops{"Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"};
+  return is_default_domain(node.domain()) && ops.count(node.op_type()) > 0;
+}
+
 void check_norm_node(const GraphIndex& index, const GraphIndex::Scope& scope, const onnx::NodeProto& node,
                      int64_t opset) {
   const NormNode n = read_norm_node(node, opset);
@@ -216,6 +249,7 @@ void validate_model(const Model& model) {
   for (const auto& scope : index.scopes()) {
     for (const auto& node : scope->graph->node()) {
       if (is_norm_node(node)) check_norm_node(index, *scope, node, opset);
+      if (is_conv_pool_node(node)) check_conv_pool_node(index, *scope, node);
     }
   }
 }

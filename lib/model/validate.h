@@ -11,7 +11,12 @@
 //   - every BatchNormalization / InstanceNormalization node: its attributes
 //     (read_norm_node), 5 (BN) or 3 (IN) inputs, none empty, parameters of a
 //     floating type, of the same element count, and of C elements when X's
-//     channel count C is declared (spatial nodes).
+//     channel count C is declared (spatial nodes);
+//   - every Conv, ConvTranspose, MaxPool, AveragePool, LpPool node: strides
+//     and dilations of at least 1, and (Conv, ConvTranspose) W of X's rank,
+//     at least 3, where the model states the ranks. ONNX 1.12's own shape
+//     inference crashes on these (model/onnx_guards.h guards it too, for
+//     ranks only inference finds).
 // Odd but readable things (invalid output counts, attributes of another
 // version) are not errors: inspect reports them as warnings.
 #pragma once

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "model/deferred.h"
+#include "model/onnx_guards.h"
 #include "model/model.h"
 #include "transforms/upgrade.h"
 
@@ -36,6 +37,7 @@ void locate_external_data(onnx::ModelProto& m, const std::filesystem::path& mode
 }  // namespace
 
 void check_model_full(const onnx::ModelProto& model, const std::filesystem::path& model_dir) {
+  install_onnx_inference_guards();
   try {
     onnx::ModelProto copy = model;
     locate_external_data(copy, model_dir);

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "model/model.h"
 #include "model/norm_op.h"
+#include "model/onnx_guards.h"
 #include "transforms/steps/step.h"
 
 namespace bnorm::upgrade_detail {
@@ -462,6 +463,7 @@ const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>
 void forget_placeholder_domain(onnx::ModelProto& m) { forget_domain(m, kPlaceholderDomain); }
 
 onnx::ModelProto run_onnx_converter(const onnx::ModelProto& work, int64_t from, int64_t to) {
+  install_onnx_inference_guards();  // the converter infers shapes first
   try {
     return onnx::version_conversion::ConvertVersion(work, static_cast<int>(to));
   } catch (const std::exception& e) {

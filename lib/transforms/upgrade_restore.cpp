@@ -122,6 +122,23 @@ NormSite make_site(const Hidden& h, const onnx::NodeProto& placeholder, const st
   return s;
 }
 
+// A node bnorm's own op steps rewrite (Softmax, Dropout, Cast, Pad) has as
+// many inputs and outputs as its schema allows: the steps read input 0 and
+// output 0. (BN/IN counts are checked at load, validate_model.)
+void check_arity(const NormSite& s) {
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(s.node.op_type(), s.version, onnx::ONNX_DOMAIN);
+  if (schema == nullptr) return;
+  const int in = s.node.input_size(), out = s.node.output_size();
+  if (in < schema->min_input() || in > schema->max_input()) {
+    fail(ErrorKind::input, "{} inputs; version {} takes {} to {}", in, schema->since_version(), schema->min_input(),
+         schema->max_input());
+  }
+  if (out < schema->min_output() || out > schema->max_output()) {
+    fail(ErrorKind::input, "{} outputs; version {} gives {} to {}", out, schema->since_version(), schema->min_output(),
+         schema->max_output());
+  }
+}
+
 // Converts one hidden node; appends what replaces it to `nodes` and `g`'s initializers.
 void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto& g, const std::string& path,
                  google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, steps::Env& env,
@@ -135,6 +152,7 @@ void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto
   }
   NormSite s = make_site(h, placeholder, path, env, ctx);
   try {
+    if (h.kind != HiddenKind::norm) check_arity(s);
     if (h.kind == HiddenKind::norm) run_norm_steps(s, ctx, r);
     else if (h.kind == HiddenKind::op_step) run_op_step(s, ctx, r);
     else run_softmax_step(s, ctx, r);

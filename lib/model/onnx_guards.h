@@ -1,0 +1,28 @@
+// Guards around ONNX 1.12's shape inference functions that crash the
+// process on some invalid nodes instead of reporting them.
+//
+// ONNX's Conv-family and pooling inference (convPoolShapeInference,
+// convTransposeShapeInference) trusts its inputs:
+//   - a `strides` value of 0 divides by zero (SIGFPE);
+//   - a W whose rank differs from X's, with no kernel_shape, reads dims
+//     past the end of X's shape; a ConvTranspose W of rank below 2 reads
+//     W's dim 1 (null pointer; found by fuzz_inspect, see
+//     tests/fuzz_regressions/inspect/).
+// install_onnx_inference_guards() wraps the inference function of every
+// version of Conv, ConvTranspose, ConvInteger, QLinearConv, MaxPool,
+// AveragePool and LpPool in ONNX's schema registry with a check that fails
+// the way ONNX's own checks fail (onnx::InferenceError) on those inputs.
+// Wrapping the schemas, not checking the model beforehand, also covers
+// ranks that inference itself derives mid-graph, in subgraphs, inside
+// ONNX's checker and inside its version converter.
+//
+// Idempotent and thread-safe; every entry into ONNX's shape inference in
+// bnorm (with_inferred_shapes, check_model_full, the version converter)
+// calls it first.
+#pragma once
+
+namespace bnorm {
+
+void install_onnx_inference_guards();
+
+}  // namespace bnorm
