@@ -83,6 +83,7 @@ FoldCandidate match_fold(const GraphIndex& index, const onnx::NodeProto& bn, int
   if (m.norm.training) return no("training mode (" + m.norm.mode_reason + ")");
   if (!m.norm.spatial) return no("spatial = 0 (per-element parameters)");
   if (bn.input_size() != 5) return no(fmt::format("{} inputs, expected 5", bn.input_size()));
+  if (bn.output_size() < 1 || bn.output(0).empty()) return no("BN names no output Y");
   m.scope = &index.scope_of(&bn);
 
   const GraphIndex::Value* x = index.find(*m.scope, bn.input(0));

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/tensor_proto.h"
+#include "conv_bn_model.h"
 #include "support.h"
 
 using namespace bnorm;
@@ -194,4 +195,19 @@ TEST_CASE("a model read with external data is written with external data, even w
   save_model(m, tmp / "out.onnx", o);
   CHECK(std::filesystem::exists(tmp / "out.onnx.data"));
   CHECK(load_model(tmp / "out.onnx").has_external_data());
+}
+
+// Found by fuzz_fold (tests/fuzz_regressions/fold/bn-without-outputs-in-subgraph.onnx):
+// the plan read output 0 of a BatchNormalization that had none.
+TEST_CASE("a BatchNormalization naming no output is not folded, and says why", "[fold]") {
+  Model model;
+  model.proto = test::conv_bn();
+  auto* g = model.proto.mutable_graph();
+  g->mutable_node(1)->clear_output();
+  g->clear_output();
+  const FoldReport r = fold_batch_norms(model);
+  CHECK(r.folded.empty());
+  REQUIRE(r.skipped.size() == 1);
+  CHECK(r.skipped[0].reason == "BN names no output Y");
+  CHECK(g->node_size() == 2);
 }
