@@ -4,8 +4,8 @@
 
 #include "core/error.h"
 #include "model/deferred.h"
-#include "model/onnx_guards.h"
 #include "model/model.h"
+#include "model/onnx_guards.h"
 #include "transforms/upgrade.h"
 
 namespace bnorm {
