@@ -2,7 +2,7 @@
 #   make demo            install what is missing, build (Release), run the demo
 #   make test            install what is missing, build (Release), run every test through ctest,
 #                        then a fuzz smoke run: every fuzz target (clang, ASan+UBSan) replays its seeds and
-#                        regression inputs once
+#                        regression inputs, then fuzzes FUZZ_SMOKE_SECONDS from a fixed seed, two at a time
 #   make test-sanitize   the whole ctest suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #                        (g++, in build-sanitize; any report fails the test)
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS each (clang-14, in build-fuzz):
@@ -16,7 +16,7 @@ CMAKE_ARGS ?=
 SANITIZE_BUILD     ?= build-sanitize
 FUZZ_BUILD         ?= build-fuzz
 FUZZ_SECONDS       ?= 180
-FUZZ_SMOKE_SECONDS ?= 300
+FUZZ_SMOKE_SECONDS ?= 60
 FUZZ_PARALLEL      ?= 2
 # Every report is fatal (abort: no exit code 1 or 2 to mistake for bnorm's) and names its stack.
 SANITIZER_ENV = ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1

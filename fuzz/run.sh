@@ -2,12 +2,13 @@
 # Runs every libFuzzer target of a BNORM_FUZZ build for SECONDS each, PARALLEL
 # at a time: `make fuzz` (minutes each) and the smoke run of `make test`.
 #   fuzz/run.sh BUILD_DIR SECONDS [PARALLEL] [--smoke]
-# --smoke (make test) replays instead of fuzzing: every target runs each seed
-# and regression input once (-runs=0), through the clang build with ASan and
-# UBSan, then stops. Repeatable by construction: libFuzzer's mutations are not
-# (ASLR-dependent coverage makes even a fixed -seed diverge), and a gate that
-# CI may fail on inputs no run here ever tried is not a gate. Finding new
-# inputs is the job of `make fuzz`, whose findings become regression inputs.
+# --smoke (make test): every target first replays each seed and regression
+# input once (-runs=0; a failure there is a known input, repeatable), then
+# fuzzes for SECONDS from a fixed seed (-seed=1) with a corpus started empty,
+# so CI keeps fuzzing honest without growing a corpus. Coverage depends on
+# addresses (ASLR), so even a fixed seed does not make two runs identical:
+# the fuzzing part can find what no run here tried. Long runs are `make fuzz`;
+# every finding becomes a regression input. docs/reliability.md.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 seconds=$2
@@ -40,25 +41,30 @@ run_one() {
   local kind=models
   [ "$name" = tensor ] && kind=tensors
   local work=$out/work/$name corpus=$out/corpus/$name
-  local mode=()
+  local regressions=()
+  [ -d "$src/tests/fuzz_regressions/$name" ] && regressions=("$src/tests/fuzz_regressions/$name")
+  local passes=(fuzz)
   if [ "$smoke" = --smoke ]; then
     corpus=$out/smoke-corpus/$name
     rm -rf "$corpus"
-    mode=(-runs=0)
+    passes=(replay fuzz)
   fi
   mkdir -p "$corpus" "$out/artifacts/$name" "$work"
-  local regressions=()
-  [ -d "$src/tests/fuzz_regressions/$name" ] && regressions=("$src/tests/fuzz_regressions/$name")
-  # The working directory is empty: a model's relative external data finds nothing.
-  if (cd "$work" && OMP_NUM_THREADS=1 "$out/$exe" "${mode[@]}" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
-        -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/$name/" \
-        "$corpus" "$out/seeds/$kind" "${regressions[@]}") > "$out/$name.log" 2>&1; then
-    echo "fuzz $name: ok, $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/$name.log" | grep -o '[0-9]*$') runs, corpus $(ls "$corpus" | wc -l)"
-  else
-    echo "fuzz $name: FAILED (log $out/$name.log, input in $out/artifacts/$name/)"
-    grep -E 'ERROR|SUMMARY|terminate|what\(\)|Test unit written' "$out/$name.log" | head -20 | sed 's/^/  /'
-    return 1
-  fi
+  local pass mode
+  for pass in "${passes[@]}"; do
+    mode=(-max_total_time="$seconds")
+    [ "$smoke" = --smoke ] && mode+=(-seed=1)
+    [ "$pass" = replay ] && mode=(-runs=0)
+    # The working directory is empty: a model's relative external data finds nothing.
+    if ! (cd "$work" && OMP_NUM_THREADS=1 "$out/$exe" "${mode[@]}" -timeout=20 -rss_limit_mb=2048 \
+          -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/$name/" \
+          "$corpus" "$out/seeds/$kind" "${regressions[@]}") > "$out/$name.log" 2>&1; then
+      echo "fuzz $name ($pass): FAILED (log $out/$name.log, input in $out/artifacts/$name/)"
+      grep -E 'ERROR|SUMMARY|terminate|what\(\)|Test unit written' "$out/$name.log" | head -20 | sed 's/^/  /'
+      return 1
+    fi
+  done
+  echo "fuzz $name: ok, $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/$name.log" | grep -o '[0-9]*$') runs in ${seconds}s, corpus $(ls "$corpus" | wc -l)"
 }
 export -f run_one
 export out src seconds smoke
