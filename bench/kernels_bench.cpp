@@ -95,22 +95,32 @@ void report(benchmark::State& state, size_t bytes_per_iteration) {
   state.counters["threads"] = omp_get_max_threads();
 }
 
+// The benchmark loop of the plain loops (memcpy, the ceilings): [0, n)
+// split into one range per thread, each starting at a multiple of `granule`
+// elements, and fn(begin, end) on each.
+template <class Fn>
+void run_split(benchmark::State& state, size_t n, size_t granule, const Fn& fn) {
+  const int threads = omp_get_max_threads();
+  for (auto _ : state) {
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < threads; ++t) {
+      const size_t begin = n * t / threads / granule * granule;
+      const size_t end = t + 1 == threads ? n : n * (t + 1) / threads / granule * granule;
+      fn(begin, end);
+    }
+    benchmark::ClobberMemory();
+  }
+}
+
 template <class T>
 void BM_memcpy(benchmark::State& state) {
   omp_set_num_threads(threads_arg(state));
   const size_t n = shape_arg(state).elements();
   const Buffer<T> x = input<T>(n);
   Buffer<T> y(n, T{});
-  const int threads = omp_get_max_threads();
-  for (auto _ : state) {
-#pragma omp parallel for schedule(static)
-    for (int t = 0; t < threads; ++t) {
-      const size_t begin = n * t / threads;
-      const size_t end = n * (t + 1) / threads;
-      std::memcpy(y.get() + begin, x.get() + begin, (end - begin) * sizeof(T));
-    }
-    benchmark::ClobberMemory();
-  }
+  run_split(state, n, 1, [&](size_t begin, size_t end) {
+    std::memcpy(y.get() + begin, x.get() + begin, (end - begin) * sizeof(T));
+  });
   report(state, 2 * n * sizeof(T));
 }
 
@@ -192,16 +202,9 @@ void BM_ceiling_f16_round_trip(benchmark::State& state) {
   const size_t n = shape_arg(state).elements();
   const Buffer<f16> x = input<f16>(n);
   Buffer<f16> y(n, f16{});
-  const int threads = omp_get_max_threads();
-  for (auto _ : state) {
-#pragma omp parallel for schedule(static)
-    for (int t = 0; t < threads; ++t) {
-      const size_t begin = n * t / threads / 64 * 64;
-      const size_t end = t + 1 == threads ? n : n * (t + 1) / threads / 64 * 64;
-      f16_round_trip(x.get() + begin, y.get() + begin, end - begin);
-    }
-    benchmark::ClobberMemory();
-  }
+  run_split(state, n, 64, [&](size_t begin, size_t end) {
+    f16_round_trip(x.get() + begin, y.get() + begin, end - begin);
+  });
   report(state, 2 * n * sizeof(f16));
 }
 

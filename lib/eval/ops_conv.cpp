@@ -192,13 +192,13 @@ Tensors op_conv(const OpContext& ctx) {
     if (g.out[d] <= 0) fail(ErrorKind::input, "the kernel {} is larger than the padded input {}", shape_str(w.dims), shape_str(x.dims));
   }
   // First at one byte an element: out_size() and the offsets below cannot overflow.
-  checked_buffer_numel(out_dims(x, m, g), 1, "the output of Conv");
+  const std::vector<int64_t> ydims = out_dims(x, m, g);
+  checked_buffer_numel(ydims, 1, "the output of Conv");
   const int64_t cg = c / group, mg = m / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
   const bool direct = ks == 1 && g.stride[0] * g.stride[1] * g.stride[2] == 1 && g.pad[0] + g.pad[1] + g.pad[2] == 0;
   Tensors out(1);
   with_float_type(x.dtype, "input 'X'", [&](auto tag) {
     using T = decltype(tag);
-    const std::vector<int64_t> ydims = out_dims(x, m, g);
     std::vector<T> y(static_cast<size_t>(checked_buffer_numel(ydims, sizeof(T), "the output of Conv")));
     std::vector<T> col(direct ? 0 : static_cast<size_t>(checked_buffer_numel(
                                         {cg, ks, g.out[0], g.out[1], g.out[2]}, sizeof(T), "Conv's im2col buffer")));
@@ -252,12 +252,12 @@ Tensors op_conv_transpose(const OpContext& ctx) {
     if (g.out[d] <= 0) fail(ErrorKind::input, "the output of ConvTranspose would be empty");
   }
   // First at one byte an element: out_size() and the offsets below cannot overflow.
-  checked_buffer_numel(out_dims(x, m, g), 1, "the output of ConvTranspose");
+  const std::vector<int64_t> ydims = out_dims(x, m, g);
+  checked_buffer_numel(ydims, 1, "the output of ConvTranspose");
   const int64_t cg = c / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
   Tensors out(1);
   with_float_type(x.dtype, "input 'X'", [&](auto tag) {
     using T = decltype(tag);
-    const std::vector<int64_t> ydims = out_dims(x, m, g);
     std::vector<T> y(static_cast<size_t>(checked_buffer_numel(ydims, sizeof(T), "the output of ConvTranspose")),
                      T(0));
     std::vector<T> col(static_cast<size_t>(checked_buffer_numel({mg, ks, is}, sizeof(T), "ConvTranspose's col buffer")));

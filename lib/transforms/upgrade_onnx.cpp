@@ -355,44 +355,6 @@ std::vector<int64_t> segment_cuts(const onnx::ModelProto& m, int64_t from, int64
   return cuts;
 }
 
-// Constant-12's value_float(s) / value_int(s) as the `value` tensor every
-// version has.
-void constant_as_value_tensor(onnx::NodeProto& n) {
-  for (int i = 0; i < n.attribute_size(); ++i) {
-    const onnx::AttributeProto a = n.attribute(i);
-    onnx::TensorProto t;
-    if (a.name() == "value_float") {
-      t.set_data_type(onnx::TensorProto::FLOAT);
-      t.add_float_data(a.f());
-    } else if (a.name() == "value_floats") {
-      t.set_data_type(onnx::TensorProto::FLOAT);
-      t.add_dims(a.floats_size());
-      *t.mutable_float_data() = a.floats();
-    } else if (a.name() == "value_int") {
-      t.set_data_type(onnx::TensorProto::INT64);
-      t.add_int64_data(a.i());
-    } else if (a.name() == "value_ints") {
-      t.set_data_type(onnx::TensorProto::INT64);
-      t.add_dims(a.ints_size());
-      *t.mutable_int64_data() = a.ints();
-    } else if (a.name() == "value_string") {
-      t.set_data_type(onnx::TensorProto::STRING);
-      t.add_string_data(a.s());
-    } else if (a.name() == "value_strings") {
-      t.set_data_type(onnx::TensorProto::STRING);
-      t.add_dims(a.strings_size());
-      *t.mutable_string_data() = a.strings();
-    } else {
-      continue;
-    }
-    auto* v = n.mutable_attribute(i);
-    v->Clear();
-    v->set_name("value");
-    v->set_type(onnx::AttributeProto::TENSOR);
-    *v->mutable_t() = std::move(t);
-  }
-}
-
 constexpr const char* kSegmentDomain = "bnorm.upgrade.placeholder.kept";
 
 // Whether `n`'s schema changes somewhere in (lo, hi].
@@ -402,7 +364,6 @@ bool changes_between(const onnx::NodeProto& n, int64_t hi, int64_t lo) {
   }
   return false;
 }
-
 
 // One ConvertVersion call from `hi` down to `lo` (or up), the nodes that
 // only cross type-only changes kept as they are.
@@ -429,7 +390,7 @@ onnx::ModelProto convert_segment(onnx::ModelProto work, int64_t hi, int64_t lo) 
         b->set_type(onnx::AttributeProto::INT);
         b->set_i(1);
       }
-      if (original.op_type() == "Constant" && lo < 12) constant_as_value_tensor(original);
+      if (original.op_type() == "Constant" && lo < 12) steps::constant_11_12_down(original);
       for (const auto& d : defaulted_attributes()) {
         if (original.op_type() == d.op && lo < d.version) steps::remove_attr(original, d.attr);  // at its default here
       }

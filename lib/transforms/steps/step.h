@@ -123,6 +123,9 @@ void dropout_convert(NormSite& s, bool inference);
 // Cast across 6 (steps/cast_1_6.cpp) and Pad across 2 and 11
 // (steps/pad_2_11.cpp), from `version` to the one of `target_opset`.
 void cast_convert(NormSite& s);
+// Constant 12 -> 11 for a node kept as it is: value_float(s) / value_int(s) /
+// value_string(s) written as the `value` tensor (steps/constant_11_12.cpp).
+void constant_11_12_down(onnx::NodeProto& n);
 void pad_convert(NormSite& s);
 
 // --inference: turns a training node into an inference node at its own
