@@ -175,6 +175,26 @@ void BM_instance_norm_f32(benchmark::State& state) {
   report(state, 2 * shape.elements() * sizeof(float));
 }
 
+// The ceiling of InstanceNormalization and BN training with statistics in
+// float64 (docs/semantics.md): the per-channel mean and variance of X
+// alone, with no normalization pass and no output, counted as
+// InstanceNormalization counts (read X + write Y). On [1, 64, 56, 56]
+// IN's rows and BN's channels are the same 3136 elements, so this is the
+// statistics work of either kernel; the ratio of this row to memcpy bounds
+// IN's ratio, and (times 1.5, training counting X twice) training's.
+void BM_ceiling_stats_f64(benchmark::State& state) {
+  omp_set_num_threads(threads_arg(state));
+  const NcsShape shape = shape_arg(state);
+  const Buffer<float> x = input<float>(shape.elements());
+  std::vector<double> mean(shape.c), var(shape.c);
+  for (auto _ : state) {
+    bn_batch_stats_f32(x.get(), shape, mean.data(), var.data());
+    benchmark::DoNotOptimize(mean.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, 2 * shape.elements() * sizeof(float));
+}
+
 // The ceiling of any exact f16 kernel at the AVX-512 level: F16C decoding
 // to float and encoding back (round to nearest even), nothing else, four
 // vectors per iteration like the kernels. Whatever a BN f16 kernel adds
@@ -225,6 +245,7 @@ BENCHMARK(BM_bn_infer_bf16)->Apply(shapes_and_threads);
 BENCHMARK(BM_bn_train_f32)->Apply(shapes_and_threads);
 BENCHMARK(BM_instance_norm_f32)->Apply(shapes_and_threads);
 BENCHMARK(BM_ceiling_f16_round_trip)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_stats_f64)->Apply(shapes_and_threads);
 
 }  // namespace
 
