@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "kernels/affine_rows.h"
+
 #include "kernels/elementwise.h"
 #include "kernels/isa.h"
 #include "kernels/simd.h"
@@ -62,8 +64,8 @@ class Prefetcher {
 
 // The sum of x[0, n) over the lanes; with Widen, x is also copied to
 // `wide` as doubles, so that the second pass converts nothing.
-template <class I, bool Widen, class T>
-inline double lane_sum(const T* x, size_t n, double* wide, Prefetcher prefetch) noexcept {
+template <class I, bool Widen, class T, class Row>
+inline double lane_sum(const T* x, size_t n, double* wide, Prefetcher prefetch, Row& row) noexcept {
   using D = typename I::D;
   constexpr size_t kD = simd::lanes<D>();
   constexpr size_t kVecs = kLanes / kD;
@@ -72,6 +74,7 @@ inline double lane_sum(const T* x, size_t n, double* wide, Prefetcher prefetch) 
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     prefetch.step();
+    row.step();
     for (size_t v = 0; v < kVecs; ++v) {
       const D d = load_double<I>(x + i + v * kD);
       if constexpr (Widen) I::store(wide + i + v * kD, d);
@@ -89,8 +92,9 @@ inline double lane_sum(const T* x, size_t n, double* wide, Prefetcher prefetch) 
 }
 
 // The sum of (x - mean)^2 over x[0, n), over the lanes.
-template <class I>
-inline double lane_squares(const double* x, size_t n, double mean, Prefetcher prefetch) noexcept {
+template <class I, class Row>
+inline double lane_squares(const double* x, size_t n, double mean, Prefetcher prefetch,
+                           Row& row) noexcept {
   using D = typename I::D;
   constexpr size_t kD = simd::lanes<D>();
   constexpr size_t kVecs = kLanes / kD;
@@ -100,6 +104,7 @@ inline double lane_squares(const double* x, size_t n, double mean, Prefetcher pr
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     prefetch.step();
+    row.step();
     for (size_t v = 0; v < kVecs; ++v) {
       const D e = I::load(x + i + v * kD) - m;
       acc[v] += e * e;
@@ -112,26 +117,88 @@ inline double lane_squares(const double* x, size_t n, double mean, Prefetcher pr
 }
 
 // Moments of one chunk; the `ahead_bytes` at `ahead` (what comes next) are
-// prefetched, half during each pass.
-template <class I, class T>
-inline Moments chunk_moments(const T* x, size_t n, const char* ahead,
-                             size_t ahead_bytes) noexcept {
+// prefetched, half during each pass, and row.step() runs once per block of
+// kLanes elements of each pass.
+template <class I, class T, class Row>
+inline Moments chunk_moments(const T* x, size_t n, const char* ahead, size_t ahead_bytes,
+                             Row& row) noexcept {
   const size_t blocks = std::max<size_t>(1, n / kLanes);
   const Prefetcher first(ahead, 0, ahead_bytes / 2, blocks);
   const Prefetcher second(ahead, ahead_bytes / 2, ahead_bytes, blocks);
   const double count = static_cast<double>(n);
   if constexpr (std::is_same_v<T, double>) {
-    const double sum = lane_sum<I, false>(x, n, nullptr, first);
-    return {count, sum, lane_squares<I>(x, n, sum / count, second)};
+    const double sum = lane_sum<I, false>(x, n, nullptr, first, row);
+    return {count, sum, lane_squares<I>(x, n, sum / count, second, row)};
   } else {
     double wide[kMomentsChunk];
-    const double sum = lane_sum<I, true>(x, n, wide, first);
-    return {count, sum, lane_squares<I>(wide, n, sum / count, second)};
+    const double sum = lane_sum<I, true>(x, n, wide, first, row);
+    return {count, sum, lane_squares<I>(wide, n, sum / count, second, row)};
   }
 }
 
-template <class I, class T>
-inline Moments moments_body(const T* x, size_t n, const T* next_span, size_t next_n) noexcept {
+// No row rides along (span_moments).
+struct NoRow {
+  void step() noexcept {}
+};
+
+// normalize_and_moments' other row: y = (x - m) * a + b over n floats,
+// kStep elements per step() (after a head that aligns y for non-temporal
+// stores), the rest in finish(). Each element is rounded as the Centered
+// mode of affine_rows rounds it (a subtraction, a product and a sum, no
+// FMA), so the result is the same bits.
+template <class I>
+class CenteredRow {
+ public:
+  static constexpr size_t kStep = 16;
+
+  CenteredRow(const float* x, float* y, size_t n, const RowOp<float>& op, bool stream) noexcept
+      : x_(x), y_(y), n_(n), sm_(op.m), sa_(op.a), sb_(op.b),
+        m_(simd::splat<F>(op.m)), a_(simd::splat<F>(op.a)), b_(simd::splat<F>(op.b)) {
+    const size_t head = stream ? simd::elements_to_alignment(y, kF) : SIZE_MAX;
+    stream_ = head != SIZE_MAX;
+    if (stream_) scalar(std::min(head, n));
+  }
+
+  void step() noexcept {
+    if (i_ + kStep > n_) return;
+    for (size_t v = 0; v < kStep / kF; ++v) vector(i_ + v * kF);
+    i_ += kStep;
+  }
+
+  void finish() noexcept {
+    for (; i_ + kF <= n_; i_ += kF) vector(i_);
+    scalar(n_ - i_);
+  }
+
+ private:
+  using F = typename I::F;
+  static constexpr size_t kF = simd::lanes<F>();
+  static_assert(kStep % kF == 0);
+
+  void vector(size_t i) noexcept {
+    const F r = (I::load(x_ + i) - m_) * a_ + b_;
+    if (stream_) {
+      I::stream(y_ + i, r);
+    } else {
+      I::store(y_ + i, r);
+    }
+  }
+  void scalar(size_t count) noexcept {
+    for (const size_t end = i_ + count; i_ < end; ++i_) y_[i_] = (x_[i_] - sm_) * sa_ + sb_;
+  }
+
+  const float* x_;
+  float* y_;
+  size_t n_;
+  size_t i_ = 0;
+  bool stream_ = false;
+  float sm_, sa_, sb_;
+  F m_, a_, b_;
+};
+
+template <class I, class T, class Row = NoRow>
+inline Moments moments_body(const T* x, size_t n, const T* next_span, size_t next_n,
+                            Row&& row = Row{}) noexcept {
   Moments total;
   for (size_t begin = 0; begin < n; begin += kMomentsChunk) {
     const size_t count = std::min(kMomentsChunk, n - begin);
@@ -140,12 +207,12 @@ inline Moments moments_body(const T* x, size_t n, const T* next_span, size_t nex
     const size_t ahead = next == nullptr ? 0 : std::min(kMomentsChunk, last ? next_n : n - begin - count);
     const char* ahead_bytes = reinterpret_cast<const char*>(next);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      total = merge(total, chunk_moments<I>(x + begin, count, ahead_bytes, ahead * sizeof(T)));
+      total = merge(total, chunk_moments<I>(x + begin, count, ahead_bytes, ahead * sizeof(T), row));
     } else {
       float decoded[kMomentsChunk];
       using V = VecOf<I, T>;
       map_span<I>(x + begin, decoded, count, false, [](const V& v, size_t, size_t) { return v; });
-      total = merge(total, chunk_moments<I>(decoded, count, ahead_bytes, ahead * sizeof(T)));
+      total = merge(total, chunk_moments<I>(decoded, count, ahead_bytes, ahead * sizeof(T), row));
     }
   }
   return total;
@@ -163,6 +230,21 @@ template <class T>
 BNORM_ENTRY_AVX512 Moments moments_avx512(const T* x, size_t n, const T* next, size_t next_n) {
   return moments_body<simd::Avx512>(x, n, next, next_n);
 }
+
+// normalize_and_moments at each level.
+#define BNORM_NORMALIZE_AND_MOMENTS(level, ENTRY, I)                                       \
+  ENTRY Moments normalize_and_moments_##level(const float* x, float* y, const RowOp<float>& op, \
+                                              bool stream, const float* next, size_t n,   \
+                                              const float* after, size_t after_n) {       \
+    CenteredRow<I> row(x, y, n, op, stream);                                              \
+    const Moments m = moments_body<I>(next, n, after, after_n, row);                      \
+    row.finish();                                                                         \
+    return m;                                                                             \
+  }
+BNORM_NORMALIZE_AND_MOMENTS(generic, BNORM_ENTRY_GENERIC, simd::Generic)
+BNORM_NORMALIZE_AND_MOMENTS(avx2, BNORM_ENTRY_AVX2, simd::Avx2)
+BNORM_NORMALIZE_AND_MOMENTS(avx512, BNORM_ENTRY_AVX512, simd::Avx512)
+#undef BNORM_NORMALIZE_AND_MOMENTS
 
 template <class T>
 Moments dispatch(const T* x, size_t n, const T* next, size_t next_n) noexcept {
@@ -187,6 +269,20 @@ Moments span_moments(const f16* x, size_t n, const f16* next, size_t next_n) noe
 }
 Moments span_moments(const bf16* x, size_t n, const bf16* next, size_t next_n) noexcept {
   return dispatch(x, n, next, next_n);
+}
+
+Moments normalize_and_moments(const float* x, float* y, const RowOp<float>& op, bool stream,
+                              const float* next, size_t n, const float* after,
+                              size_t after_n) noexcept {
+  if (n == 0) return {};
+  switch (active_isa()) {
+    case Isa::Avx512:
+      return normalize_and_moments_avx512(x, y, op, stream, next, n, after, after_n);
+    case Isa::Avx2: return normalize_and_moments_avx2(x, y, op, stream, next, n, after, after_n);
+    case Isa::Generic:
+      return normalize_and_moments_generic(x, y, op, stream, next, n, after, after_n);
+  }
+  return {};
 }
 
 }  // namespace bnorm::kernels::detail

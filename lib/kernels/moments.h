@@ -16,6 +16,7 @@
 
 #include <cstddef>
 
+#include "kernels/affine_rows.h"
 #include "kernels/half.h"
 
 namespace bnorm::kernels::detail {
@@ -50,5 +51,16 @@ Moments span_moments(const f16* x, size_t n, const f16* next = nullptr,
                      size_t next_n = 0) noexcept;
 Moments span_moments(const bf16* x, size_t n, const bf16* next = nullptr,
                      size_t next_n = 0) noexcept;
+
+// Two rows of n floats in one pass over memory: writes
+//   y[i] = (x[i] - op.m) * op.a + op.b     (op: Centered, no activation)
+// bit for bit as affine_rows does, and returns span_moments(next, n,
+// after, after_n), the same bits. The normalization rides along the
+// moments loops a few vectors per block, so that writing y (from a row in
+// cache) and reading `next` (from memory) overlap, as in memcpy, instead
+// of taking turns. `next` must not overlap y.
+Moments normalize_and_moments(const float* x, float* y, const RowOp<float>& op, bool stream,
+                              const float* next, size_t n, const float* after,
+                              size_t after_n) noexcept;
 
 }  // namespace bnorm::kernels::detail
