@@ -1,6 +1,9 @@
 // The entry points of affine_rows.h: dispatch to the loops of the active
-// SIMD level (affine_rows_<level>.cpp).
+// SIMD level (affine_rows_<level>.cpp), and for bfloat16 at the Avx512
+// level to affine_rows_avx512_bf16.cpp where AVX512-BF16 is active.
 #include "kernels/affine_rows.h"
+
+#include <type_traits>
 
 #include "kernels/affine_rows_impl.h"
 #include "kernels/isa.h"
@@ -12,6 +15,11 @@ template <class T, class C>
 void rows_dispatch(const T* x, T* y, size_t rows, size_t len, const RowOp<C>* ops,
                    bool stream) noexcept {
   if (rows == 0 || len == 0) return;
+  if constexpr (std::is_same_v<T, bf16>) {
+    if (active_isa() == Isa::Avx512 && avx512_bf16_active()) {
+      return rows_avx512_bf16(x, y, rows, len, ops, stream);
+    }
+  }
   switch (active_isa()) {
     case Isa::Avx512: return rows_avx512(x, y, rows, len, ops, stream);
     case Isa::Avx2: return rows_avx2(x, y, rows, len, ops, stream);
@@ -23,6 +31,11 @@ template <class T, class C>
 void elements_dispatch(const T* x, T* y, size_t rows, size_t stride, size_t len,
                        const ElementOp<C>& op, bool stream) noexcept {
   if (rows == 0 || len == 0) return;
+  if constexpr (std::is_same_v<T, bf16>) {
+    if (active_isa() == Isa::Avx512 && avx512_bf16_active()) {
+      return elements_avx512_bf16(x, y, rows, stride, len, op, stream);
+    }
+  }
   switch (active_isa()) {
     case Isa::Avx512: return elements_avx512(x, y, rows, stride, len, op, stream);
     case Isa::Avx2: return elements_avx2(x, y, rows, stride, len, op, stream);

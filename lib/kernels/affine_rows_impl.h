@@ -94,10 +94,18 @@ inline void elements_body(const T* x, T* y, size_t rows, size_t stride, size_t n
 BNORM_AFFINE_ROWS_DECLARE(generic, BNORM_ENTRY_GENERIC)
 BNORM_AFFINE_ROWS_DECLARE(avx2, BNORM_ENTRY_AVX2)
 BNORM_AFFINE_ROWS_DECLARE(avx512, BNORM_ENTRY_AVX512)
+BNORM_AFFINE_ROWS_DECLARE(avx512_bf16, BNORM_ENTRY_AVX512_BF16)
 
 // Defines rows_<level> and elements_<level> (ENTRY: BNORM_ENTRY_<LEVEL>, I:
 // the simd struct) and instantiates them for f32, f64, f16 and bf16.
 #define BNORM_AFFINE_ROWS_LEVEL(level, ENTRY, I)                                             \
+  BNORM_AFFINE_ROWS_DEFINE(level, ENTRY, I)                                                 \
+  BNORM_AFFINE_ROWS_INSTANTIATE(level, float, float)                                        \
+  BNORM_AFFINE_ROWS_INSTANTIATE(level, double, double)                                      \
+  BNORM_AFFINE_ROWS_INSTANTIATE(level, f16, float)                                          \
+  BNORM_AFFINE_ROWS_INSTANTIATE(level, bf16, float)
+
+#define BNORM_AFFINE_ROWS_DEFINE(level, ENTRY, I)                                            \
   template <class T, class C>                                                               \
   ENTRY void rows_##level(const T* x, T* y, size_t rows, size_t len, const RowOp<C>* ops,    \
                           bool stream) noexcept {                                           \
@@ -107,11 +115,7 @@ BNORM_AFFINE_ROWS_DECLARE(avx512, BNORM_ENTRY_AVX512)
   ENTRY void elements_##level(const T* x, T* y, size_t rows, size_t stride, size_t len,     \
                               const ElementOp<C>& op, bool stream) noexcept {               \
     elements_body<I>(x, y, rows, stride, len, op, stream);                                  \
-  }                                                                                         \
-  BNORM_AFFINE_ROWS_INSTANTIATE(level, float, float)                                        \
-  BNORM_AFFINE_ROWS_INSTANTIATE(level, double, double)                                      \
-  BNORM_AFFINE_ROWS_INSTANTIATE(level, f16, float)                                          \
-  BNORM_AFFINE_ROWS_INSTANTIATE(level, bf16, float)
+  }
 
 #define BNORM_AFFINE_ROWS_INSTANTIATE(level, T, C)                                            \
   template void rows_##level(const T*, T*, size_t, size_t, const RowOp<C>*, bool) noexcept;   \

@@ -24,6 +24,20 @@ Isa detect() noexcept {
 #endif
 }
 
+bool detect_avx512_bf16() noexcept {
+#if !BNORM_SIMD_LEVELS
+  return false;
+#else
+  __builtin_cpu_init();
+  return detected_isa() == Isa::Avx512 && __builtin_cpu_supports("avx512bf16");
+#endif
+}
+
+std::atomic<bool>& bf16_active() noexcept {
+  static std::atomic<bool> active{detect_avx512_bf16()};
+  return active;
+}
+
 std::atomic<int>& active_level() noexcept {
   static std::atomic<int> level{static_cast<int>(detected_isa())};
   return level;
@@ -64,6 +78,16 @@ const char* isa_name(Isa isa) noexcept {
     case Isa::Avx512: return "AVX-512";
   }
   return "?";
+}
+
+bool avx512_bf16_active() noexcept {
+  return bf16_active().load(std::memory_order_relaxed);
+}
+
+bool set_avx512_bf16(bool wanted) noexcept {
+  const bool on = wanted && detect_avx512_bf16();
+  bf16_active().store(on, std::memory_order_relaxed);
+  return on;
 }
 
 size_t streaming_threshold_bytes() noexcept {

@@ -42,6 +42,19 @@ Isa set_active_isa(Isa wanted) noexcept;
 
 const char* isa_name(Isa isa) noexcept;
 
+// Whether the Avx512 level's normalization loops (affine_rows.h) round
+// float to bfloat16 with AVX512-BF16's VCVTNEPS2BF16 (Cooper Lake,
+// Sapphire Rapids, Zen 4) instead of integer operations. Same bits either
+// way: the instruction rounds to nearest even like f32_to_bf16, and the
+// vectors it would get wrong (NaN, which half.h encodes as 0x7FC0, and
+// float subnormals, which it flushes to zero) take the integer path.
+// Initially on where the CPU has it.
+bool avx512_bf16_active() noexcept;
+
+// Turns it on or off (on only where the CPU has it); returns the state now.
+// Process-wide, for tests and benchmarks, like set_active_isa().
+bool set_avx512_bf16(bool wanted) noexcept;
+
 // Kernels whose output (written to a buffer other than their input) is at
 // least this large store it with non-temporal stores, which skip reading
 // the destination into the cache first. The size is 3/8 of the last-level

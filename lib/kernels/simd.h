@@ -39,6 +39,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/half.h"
 #include "kernels/isa.h"
@@ -49,13 +50,16 @@
 // prfchw: PREFETCHW (a no-op on the few AVX2 CPUs without it).
 #define BNORM_TARGET_AVX2 "avx2,f16c,prfchw"
 #define BNORM_TARGET_AVX512 "avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,prfchw"
+#define BNORM_TARGET_AVX512_BF16 BNORM_TARGET_AVX512 ",avx512bf16"
 #define BNORM_ENTRY_GENERIC __attribute__((flatten))
 #if BNORM_SIMD_LEVELS
 #define BNORM_ENTRY_AVX2 __attribute__((target(BNORM_TARGET_AVX2), flatten))
 #define BNORM_ENTRY_AVX512 __attribute__((target(BNORM_TARGET_AVX512), flatten))
+#define BNORM_ENTRY_AVX512_BF16 __attribute__((target(BNORM_TARGET_AVX512_BF16), flatten))
 #else  // clang: the Generic level under every name (isa.h)
 #define BNORM_ENTRY_AVX2 BNORM_ENTRY_GENERIC
 #define BNORM_ENTRY_AVX512 BNORM_ENTRY_GENERIC
+#define BNORM_ENTRY_AVX512_BF16 BNORM_ENTRY_GENERIC
 #endif
 
 namespace bnorm::kernels::simd {
@@ -331,9 +335,58 @@ struct Avx512 {
 };
 
 #undef BNORM_MEMBER
+#define BNORM_MEMBER static inline __attribute__((target(BNORM_TARGET_AVX512_BF16)))
+
+// Avx512 with bfloat16 rounded by VCVTNEPS2BF16 (isa.h's
+// avx512_bf16_active()): one instruction per vector where Avx512 spends
+// seven integer operations and a permute. The instruction flushes float
+// subnormals to zero and keeps NaN payloads, so a vector holding either
+// (VFPCLASSPS, one test per vector, almost never true) takes Avx512's
+// integer rounding instead: the bits are the same as Avx512's.
+struct Avx512Bf16 {
+  using F = Avx512::F;
+  using D = Avx512::D;
+
+  // Avx512's members, forwarded (not inherited: GCC would take same-named
+  // members with another target attribute for function versions).
+  template <class T>
+  BNORM_MEMBER auto load(const T* p) noexcept {
+    return Avx512::load(p);
+  }
+  BNORM_MEMBER F load_quieted(const f16* p) noexcept { return Avx512::load_quieted(p); }
+  BNORM_MEMBER D load_wide(const float* p) noexcept { return Avx512::load_wide(p); }
+  template <class T, class V>
+  BNORM_MEMBER void store(T* p, V v) noexcept {
+    if constexpr (std::is_same_v<T, bf16>) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), encode_bf16(v));
+    } else {
+      Avx512::store(p, v);
+    }
+  }
+  template <class T, class V>
+  BNORM_MEMBER void stream(T* p, V v) noexcept {
+    if constexpr (std::is_same_v<T, bf16>) {
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(p), encode_bf16(v));
+    } else {
+      Avx512::stream(p, v);
+    }
+  }
+
+  BNORM_MEMBER __m256i encode_bf16(F v) noexcept {
+    const __m512 f = (__m512)v;
+    // VFPCLASSPS categories: 0x01 quiet NaN, 0x80 signalling NaN, 0x20 denormal.
+    if (__builtin_expect(_mm512_fpclass_ps_mask(f, 0x01 | 0x80 | 0x20) != 0, 0)) {
+      return Avx512::encode_bf16(v);
+    }
+    return (__m256i)_mm512_cvtneps_pbh(f);
+  }
+};
+
+#undef BNORM_MEMBER
 #else
 using Avx2 = Generic;
 using Avx512 = Generic;
+using Avx512Bf16 = Generic;
 #endif
 
 // Elements to handle one by one before p is aligned for stream() of

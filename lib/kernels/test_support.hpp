@@ -40,12 +40,14 @@ inline std::vector<Isa> available_isas() {
   return levels;
 }
 
-// Restores the active SIMD level and the streaming threshold on exit.
+// Restores the active SIMD level, AVX512-BF16's use and the streaming
+// threshold on exit.
 class SettingsGuard {
  public:
-  SettingsGuard() : isa_(active_isa()) {}
+  SettingsGuard() : isa_(active_isa()), bf16_(avx512_bf16_active()) {}
   ~SettingsGuard() {
     set_active_isa(isa_);
+    set_avx512_bf16(bf16_);
     set_streaming_threshold_bytes(0);
   }
   SettingsGuard(const SettingsGuard&) = delete;
@@ -53,6 +55,7 @@ class SettingsGuard {
 
  private:
   Isa isa_;
+  bool bf16_;
 };
 
 inline uint32_t bits_of(float v) {
