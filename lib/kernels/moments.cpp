@@ -40,10 +40,9 @@ inline double add_lanes(double* lane) noexcept {
 // Prefetches bytes [begin, end) of p over `steps` calls of step(), a few
 // lines each, so that memory keeps streaming the next chunk while a pass
 // works on this one from L1 (the prefetches wait when too many are in
-// flight). Into L2 (T1), not L1: on the development machine T0 prefetches
-// held the L1 fill buffers the passes' own loads need, and T1 measured
-// about 10% faster out of cache (docs/performance.md, 2026-11-23); the
-// next chunk moves from L2 to L1 on its first pass.
+// flight). Into L2 (T1), not L1: T1 measured about 10% faster out of cache
+// on an AMD EPYC (Zen 4) core (docs/performance.md, 2026-11-23); the next
+// chunk moves from L2 to L1 on its first pass.
 class Prefetcher {
  public:
   Prefetcher(const char* p, size_t begin, size_t end, size_t steps) noexcept
