@@ -12,6 +12,8 @@
 // is split over the same threads). X and Y are distinct buffers.
 //
 // Run: build/bnorm_bench [--benchmark_filter=...] [--benchmark_repetitions=N]
+// (BNORM_CACHE_PREFETCH=0 or 1 in the environment overrides isa.h's
+// cache_prefetch_active() default for the run.)
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 #include <omp.h>
@@ -252,7 +254,12 @@ BENCHMARK(BM_ceiling_stats_f64)->Apply(shapes_and_threads);
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  // BNORM_CACHE_PREFETCH=0/1 overrides the CPU-based default (isa.h), to
+  // measure both on one machine.
+  if (const char* v = std::getenv("BNORM_CACHE_PREFETCH")) set_cache_prefetch(v[0] == '1');
   benchmark::AddCustomContext("kernels_isa", isa_name(active_isa()));
+  benchmark::AddCustomContext("avx512_bf16", avx512_bf16_active() ? "on" : "off");
+  benchmark::AddCustomContext("cache_prefetch", cache_prefetch_active() ? "on" : "off");
   benchmark::AddCustomContext("streaming_threshold_bytes",
                               std::to_string(streaming_threshold_bytes()));
   benchmark::RunSpecifiedBenchmarks();

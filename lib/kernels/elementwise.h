@@ -34,9 +34,9 @@ constexpr size_t kParallelMinElements = size_t{1} << 15;
 constexpr size_t kSegmentElements = size_t{1} << 14;
 // How far ahead loops prefetch: streaming loops their input (a single
 // thread then reaches ~10% more bandwidth than with the hardware
-// prefetcher alone), the others their input, and their output for writing
-// (PREFETCHW), which brings data in L2 to memcpy's speed. Measured on a
-// Sapphire Rapids core.
+// prefetcher alone), the others, where cache_prefetch_active() (isa.h),
+// their input, and their output for writing (PREFETCHW), which brings data
+// in L2 to memcpy's speed. Measured on a Sapphire Rapids core.
 constexpr size_t kPrefetchBytes = 2048;
 constexpr size_t kCachedPrefetchBytes = 1024;
 
@@ -68,7 +68,8 @@ inline void map_partial(const Tin* x, Tout* y, size_t i, size_t count, Op op) no
 // before the stores, which keeps more memory accesses in flight (and in
 // place use correct). Returns where it stopped.
 template <class I, bool Reencoded, bool Stream, class Tin, class Tout, class Op>
-inline size_t map_main(const Tin* x, Tout* y, size_t i, size_t n, const Op& op) noexcept {
+inline size_t map_main(const Tin* x, Tout* y, size_t i, size_t n, const Op& op,
+                       bool prefetch_cached) noexcept {
   using V = VecOf<I, Tin>;
   constexpr size_t W = simd::lanes<V>();
   constexpr size_t kStepBytes = 4 * W * sizeof(Tin);
@@ -77,7 +78,7 @@ inline size_t map_main(const Tin* x, Tout* y, size_t i, size_t n, const Op& op) 
     if constexpr (Stream) {  // memory-bound: prefetch the input too
       const char* ahead = reinterpret_cast<const char*>(x + i) + kPrefetchBytes;
       for (size_t b = 0; b < kStepBytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
-    } else {  // from cache: fetch input and output lines (for writing) early
+    } else if (prefetch_cached) {  // from cache: fetch input and output lines early
       const char* ahead = reinterpret_cast<const char*>(x + i) + kCachedPrefetchBytes;
       char* out_ahead = reinterpret_cast<char*>(y + i) + kCachedPrefetchBytes;
       for (size_t b = 0; b < kStepBytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
@@ -133,8 +134,8 @@ inline void map_span(const Tin* x, Tout* y, size_t n, bool stream, Op op) noexce
       map_partial<I, Reencoded>(x, y, 0, i, op);
     }
   }
-  i = stream ? map_main<I, Reencoded, true>(x, y, i, n, op)
-             : map_main<I, Reencoded, false>(x, y, i, n, op);
+  i = stream ? map_main<I, Reencoded, true>(x, y, i, n, op, false)
+             : map_main<I, Reencoded, false>(x, y, i, n, op, cache_prefetch_active());
   if (i < n) map_partial<I, Reencoded>(x, y, i, n - i, op);
 }
 

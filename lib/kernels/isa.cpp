@@ -38,6 +38,15 @@ std::atomic<bool>& bf16_active() noexcept {
   return active;
 }
 
+std::atomic<bool>& cache_prefetch() noexcept {
+#if BNORM_SIMD_LEVELS
+  static std::atomic<bool> on{(__builtin_cpu_init(), __builtin_cpu_is("intel") != 0)};
+#else
+  static std::atomic<bool> on{false};
+#endif
+  return on;
+}
+
 std::atomic<int>& active_level() noexcept {
   static std::atomic<int> level{static_cast<int>(detected_isa())};
   return level;
@@ -88,6 +97,14 @@ bool set_avx512_bf16(bool wanted) noexcept {
   const bool on = wanted && detect_avx512_bf16();
   bf16_active().store(on, std::memory_order_relaxed);
   return on;
+}
+
+bool cache_prefetch_active() noexcept {
+  return cache_prefetch().load(std::memory_order_relaxed);
+}
+
+void set_cache_prefetch(bool on) noexcept {
+  cache_prefetch().store(on, std::memory_order_relaxed);
 }
 
 size_t streaming_threshold_bytes() noexcept {

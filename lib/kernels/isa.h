@@ -55,6 +55,17 @@ bool avx512_bf16_active() noexcept;
 // Process-wide, for tests and benchmarks, like set_active_isa().
 bool set_avx512_bf16(bool wanted) noexcept;
 
+// Whether loops over data in cache prefetch their input and output a few
+// lines ahead (elementwise.h). Initially on for Intel CPUs, where it
+// brought BN f32 in L2 to memcpy's speed (Sapphire Rapids), and off
+// elsewhere: on an AMD EPYC (Zen 4) the same prefetches held BN f32 in L2
+// at 0.80 of memcpy, against 0.94 to 1.07 without (docs/performance.md).
+// Never changes results.
+bool cache_prefetch_active() noexcept;
+
+// Sets it; process-wide, for tests and benchmarks.
+void set_cache_prefetch(bool on) noexcept;
+
 // Kernels whose output (written to a buffer other than their input) is at
 // least this large store it with non-temporal stores, which skip reading
 // the destination into the cache first. The size is 3/8 of the last-level
