@@ -105,6 +105,8 @@ BNORM_AFFINE_ROWS_DECLARE(avx512_bf16, BNORM_ENTRY_AVX512_BF16)
   BNORM_AFFINE_ROWS_INSTANTIATE(level, f16, float)                                          \
   BNORM_AFFINE_ROWS_INSTANTIATE(level, bf16, float)
 
+// The definitions alone, for levels that instantiate only some types
+// (affine_rows_avx512_bf16.cpp).
 #define BNORM_AFFINE_ROWS_DEFINE(level, ENTRY, I)                                            \
   template <class T, class C>                                                               \
   ENTRY void rows_##level(const T* x, T* y, size_t rows, size_t len, const RowOp<C>* ops,    \

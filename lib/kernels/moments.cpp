@@ -1,7 +1,8 @@
-// Chunked two-pass moments (see moments.h), instantiated per SIMD level.
-// Float data are widened to double once, in the first pass, into an
-// L1-resident copy the second pass reads. No FMA contraction, so every
-// level rounds the same operations.
+// Chunked two-pass moments (see moments.h), instantiated per SIMD level,
+// alone (span_moments) or with another row normalized inside the same
+// loops (normalize_and_moments). Float data are widened to double once, in
+// the first pass, into an L1-resident copy the second pass reads. No FMA
+// contraction, so every level rounds the same operations.
 #pragma GCC optimize("fp-contract=off")
 #pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
 
@@ -10,7 +11,6 @@
 #include <algorithm>
 
 #include "kernels/affine_rows.h"
-
 #include "kernels/elementwise.h"
 #include "kernels/isa.h"
 #include "kernels/simd.h"
