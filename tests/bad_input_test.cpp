@@ -128,6 +128,10 @@ TEST_CASE("invalid graphs are refused by every command, naming the file and the 
     node(m, "conv1").set_input(0, "y");
     check_refused(save(tmp, "cycle.onnx", m), "the graph has a cycle through this node", "conv1");
   }
+  SECTION("a name two nodes make (found by fuzz_fold: fold --verify read a null producer)") {
+    node(m, "bn1").set_output(0, node(m, "conv1").output(0));
+    check_refused(save(tmp, "not-ssa.onnx", m), "is already a value of its graph", "bn1");
+  }
   SECTION("BatchNormalization with four inputs") {
     node(m, "bn1").mutable_input()->RemoveLast();
     check_refused(save(tmp, "bn4.onnx", m), "4 inputs, expected 5", "bn1");

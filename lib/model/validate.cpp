@@ -7,6 +7,7 @@
 #include <queue>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "model/graph_index.h"
@@ -58,6 +59,23 @@ void check_graph(const GraphIndex& index, const GraphIndex::Scope& scope, int64_
   for (const auto& v : g.input()) check_declared_dims(v);
   for (const auto& v : g.output()) check_declared_dims(v);
   for (const auto& v : g.value_info()) check_declared_dims(v);
+  // Single assignment, as ONNX's checker requires: a node output may not
+  // reuse a graph input, an initializer or another output of this graph
+  // (an index keyed by name would see one of the two producers).
+  std::unordered_set<std::string> assigned;
+  for (const auto& v : g.input()) assigned.insert(v.name());
+  for (const auto& t : g.initializer()) assigned.insert(t.name());
+  for (const auto& t : g.sparse_initializer()) assigned.insert(t.values().name());
+  for (const auto& n : g.node()) {
+    for (const auto& name : n.output()) {
+      if (!name.empty() && !assigned.insert(name).second) {
+        fail_at(n, norm_version(n, opset),
+                fmt::format("output '{}' is already a value of its graph (a graph input, an initializer or "
+                            "another node's output); ONNX graphs assign each name once",
+                            name));
+      }
+    }
+  }
   const int count = g.node_size();
   std::unordered_map<const onnx::NodeProto*, int> position;
   for (int i = 0; i < count; ++i) position[&g.node(i)] = i;

@@ -65,6 +65,29 @@ TEST_CASE("validate_model: subgraphs see outer values; undefined names anywhere 
         "node 'then_branch_id' (Identity): input 'nothing' names no value of the graph");
 }
 
+TEST_CASE("validate_model: a name assigned twice (not SSA) names the second node", "[model][validate]") {
+  auto twice = with_branch("y");
+  twice.mutable_graph()->mutable_node(1)->set_output(0, "y");  // if1 makes y too
+  CHECK(error_of(twice) ==
+        "node 'if1' (If): output 'y' is already a value of its graph (a graph input, an initializer or "
+        "another node's output); ONNX graphs assign each name once");
+  auto over_input = with_branch("y");
+  over_input.mutable_graph()->mutable_node(0)->set_output(0, "x");  // id overwrites the input x
+  over_input.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_input(0, "x");
+  over_input.mutable_graph()->mutable_node(1)->mutable_attribute(1)->mutable_g()->mutable_node(0)->set_input(0, "x");
+  CHECK(error_of(over_input) ==
+        "node 'id' (Identity): output 'x' is already a value of its graph (a graph input, an initializer or "
+        "another node's output); ONNX graphs assign each name once");
+  // The same name in two branches (different graphs) is not a second assignment.
+  auto branches = with_branch("y");
+  for (int k = 0; k < 2; ++k) {
+    auto* g = branches.mutable_graph()->mutable_node(1)->mutable_attribute(k)->mutable_g();
+    g->mutable_node(0)->set_output(0, "out");
+    g->mutable_output(0)->set_name("out");
+  }
+  CHECK(error_of(branches) == "no error");
+}
+
 TEST_CASE("validate_model: a cycle names a node on it; load_model adds the file", "[model][validate]") {
   auto m = with_branch("y");
   m.mutable_graph()->mutable_node(0)->set_input(0, "y");  // id reads its own output
