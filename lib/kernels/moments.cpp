@@ -1,14 +1,16 @@
-// Chunked two-pass moments (see moments.h), instantiated per SIMD level,
-// alone (span_moments) or with another row normalized inside the same
-// loops (normalize_and_moments). Float data are widened to double once, in
-// the first pass, into an L1-resident copy the second pass reads. No FMA
-// contraction, so every level rounds the same operations.
+// Chunked moments (see moments.h), instantiated per SIMD level, alone
+// (span_moments) or with another row normalized inside the same loops
+// (normalize_and_moments). Float data (f32, and f16/bf16 decoded to float)
+// take one shifted pass per chunk, float64 data the two-pass formula. No
+// FMA contraction, so every level rounds the same operations.
 #pragma GCC optimize("fp-contract=off")
 #pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
 
 #include "kernels/moments.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include "kernels/affine_rows.h"
 #include "kernels/elementwise.h"
@@ -19,15 +21,6 @@ namespace bnorm::kernels::detail {
 namespace {
 
 constexpr size_t kLanes = 32;
-
-template <class I>
-inline typename I::D load_double(const float* p) noexcept {
-  return I::load_wide(p);
-}
-template <class I>
-inline typename I::D load_double(const double* p) noexcept {
-  return I::load(p);
-}
 
 // The lanes added pairwise in a fixed order.
 inline double add_lanes(double* lane) noexcept {
@@ -61,77 +54,129 @@ class Prefetcher {
   size_t lines_per_step_;
 };
 
-// The sum of x[0, n) over the lanes; with Widen, x is also copied to
-// `wide` as doubles, so that the second pass converts nothing.
-template <class I, bool Widen, class T, class Row>
-inline double lane_sum(const T* x, size_t n, double* wide, Prefetcher prefetch, Row& row) noexcept {
+// Lane sums of one pass: lane l holds elements l, l + kLanes, ... in order.
+template <class D>
+struct LaneAcc {
+  static constexpr size_t kVecs = kLanes / simd::lanes<D>();
+  D v[kVecs];
+  LaneAcc() noexcept {
+    for (auto& a : v) a = simd::splat<D>(0.0);
+  }
+  void to(double* lane) const noexcept { std::memcpy(lane, v, sizeof v); }
+};
+
+// The sum of x[0, n) over the lanes (float64 data: the first pass of the
+// two-pass formula).
+template <class I, class Row>
+inline double lane_sum(const double* x, size_t n, Prefetcher prefetch, Row& row) noexcept {
   using D = typename I::D;
   constexpr size_t kD = simd::lanes<D>();
-  constexpr size_t kVecs = kLanes / kD;
-  D acc[kVecs];
-  for (auto& a : acc) a = simd::splat<D>(0.0);
+  LaneAcc<D> acc;
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     prefetch.step();
     row.step();
-    for (size_t v = 0; v < kVecs; ++v) {
-      const D d = load_double<I>(x + i + v * kD);
-      if constexpr (Widen) I::store(wide + i + v * kD, d);
-      acc[v] += d;
-    }
+    for (size_t v = 0; v < acc.kVecs; ++v) acc.v[v] += I::load(x + i + v * kD);
   }
   double lane[kLanes];
-  std::memcpy(lane, acc, sizeof lane);
-  for (; i < n; ++i) {
-    const double d = x[i];
-    if constexpr (Widen) wide[i] = d;
-    lane[i % kLanes] += d;
-  }
+  acc.to(lane);
+  for (; i < n; ++i) lane[i % kLanes] += x[i];
   return add_lanes(lane);
 }
 
-// The sum of (x - mean)^2 over x[0, n), over the lanes.
+// The sum of (x - mean)^2 over x[0, n), over the lanes (float64 data: the
+// second pass).
 template <class I, class Row>
 inline double lane_squares(const double* x, size_t n, double mean, Prefetcher prefetch,
                            Row& row) noexcept {
   using D = typename I::D;
   constexpr size_t kD = simd::lanes<D>();
-  constexpr size_t kVecs = kLanes / kD;
   const D m = simd::splat<D>(mean);
-  D acc[kVecs];
-  for (auto& a : acc) a = simd::splat<D>(0.0);
+  LaneAcc<D> acc;
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     prefetch.step();
     row.step();
-    for (size_t v = 0; v < kVecs; ++v) {
+    for (size_t v = 0; v < acc.kVecs; ++v) {
       const D e = I::load(x + i + v * kD) - m;
-      acc[v] += e * e;
+      acc.v[v] += e * e;
     }
   }
   double lane[kLanes];
-  std::memcpy(lane, acc, sizeof lane);
+  acc.to(lane);
   for (; i < n; ++i) lane[i % kLanes] += (x[i] - mean) * (x[i] - mean);
   return add_lanes(lane);
 }
 
+// The shift of a chunk of float data: the float64 mean of its first block
+// (added pairwise, the same at every level), or 0 when that is not finite
+// (an infinity there must still give an infinite mean, not inf - inf).
+inline double chunk_shift(const float* x, size_t n) noexcept {
+  const size_t m = std::min(n, kLanes);
+  double lane[kLanes] = {};
+  for (size_t i = 0; i < m; ++i) lane[i] = x[i];
+  const double k = add_lanes(lane) / static_cast<double>(m);
+  return std::isfinite(k) ? k : 0.0;
+}
+
+// Moments of a chunk of float data in one pass, shifted by k:
+//   e = x - k (in float64);  S1 = sum e;  S2 = sum e^2
+//   sum = k * n + S1;  M2 = S2 - S1 * (S1 / n)   (clamped at 0; NaN stays)
+// k is the mean of the chunk's first kLanes elements, so
+//   (mean - k)^2 <= (1 / kLanes) * sum over that block of (x - mean)^2
+//               <= (n / kLanes) * variance,
+// and the cancellation in M2 costs at most log2(kMomentsChunk / kLanes) = 6
+// of float64's 53 bits: 47 bits for data of 24 (docs/semantics.md). One
+// pass instead of two measured 1.2x (Intel Xeon, AVX-512) to 1.35x (AMD
+// Zen 4) the speed of the two-pass formula (docs/performance.md).
+template <class I, class Row>
+inline Moments shifted_moments(const float* x, size_t n, Prefetcher prefetch, Row& row) noexcept {
+  using D = typename I::D;
+  constexpr size_t kD = simd::lanes<D>();
+  const double shift = chunk_shift(x, n);
+  const D k = simd::splat<D>(shift);
+  LaneAcc<D> s1;
+  LaneAcc<D> s2;
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    prefetch.step();
+    row.step();
+    for (size_t v = 0; v < s1.kVecs; ++v) {
+      const D e = I::load_wide(x + i + v * kD) - k;
+      s1.v[v] += e;
+      s2.v[v] += e * e;
+    }
+  }
+  double lane1[kLanes];
+  double lane2[kLanes];
+  s1.to(lane1);
+  s2.to(lane2);
+  for (; i < n; ++i) {
+    const double e = static_cast<double>(x[i]) - shift;
+    lane1[i % kLanes] += e;
+    lane2[i % kLanes] += e * e;
+  }
+  const double count = static_cast<double>(n);
+  const double sum1 = add_lanes(lane1);
+  const double m2 = add_lanes(lane2) - sum1 * (sum1 / count);
+  return {count, shift * count + sum1, m2 < 0 ? 0.0 : m2};
+}
+
 // Moments of one chunk; the `ahead_bytes` at `ahead` (what comes next) are
-// prefetched, half during each pass, and row.step() runs once per block of
+// prefetched during the pass(es), and row.step() runs once per block of
 // kLanes elements of each pass.
 template <class I, class T, class Row>
 inline Moments chunk_moments(const T* x, size_t n, const char* ahead, size_t ahead_bytes,
                              Row& row) noexcept {
   const size_t blocks = std::max<size_t>(1, n / kLanes);
-  const Prefetcher first(ahead, 0, ahead_bytes / 2, blocks);
-  const Prefetcher second(ahead, ahead_bytes / 2, ahead_bytes, blocks);
-  const double count = static_cast<double>(n);
-  if constexpr (std::is_same_v<T, double>) {
-    const double sum = lane_sum<I, false>(x, n, nullptr, first, row);
+  if constexpr (std::is_same_v<T, double>) {  // two passes: no loss at all
+    const Prefetcher first(ahead, 0, ahead_bytes / 2, blocks);
+    const Prefetcher second(ahead, ahead_bytes / 2, ahead_bytes, blocks);
+    const double count = static_cast<double>(n);
+    const double sum = lane_sum<I>(x, n, first, row);
     return {count, sum, lane_squares<I>(x, n, sum / count, second, row)};
   } else {
-    double wide[kMomentsChunk];
-    const double sum = lane_sum<I, true>(x, n, wide, first, row);
-    return {count, sum, lane_squares<I>(wide, n, sum / count, second, row)};
+    return shifted_moments<I>(x, n, Prefetcher(ahead, 0, ahead_bytes, blocks), row);
   }
 }
 
@@ -148,7 +193,7 @@ struct NoRow {
 template <class I>
 class CenteredRow {
  public:
-  static constexpr size_t kStep = 16;
+  static constexpr size_t kStep = kLanes;  // one pass over each chunk of the other row
 
   CenteredRow(const float* x, float* y, size_t n, const RowOp<float>& op, bool stream) noexcept
       : x_(x), y_(y), n_(n), sm_(op.m), sa_(op.a), sb_(op.b),

@@ -1,13 +1,18 @@
 // Mean and population variance of spans of data (internal: for
 // lib/kernels/*.cpp), accumulated in double for every storage type.
 //
-// A span is cut into chunks of kMomentsChunk elements. Each chunk is read
-// twice while it sits in L1: its sum, then the sum of squared deviations
-// from its own mean (the two-pass formula, no cancellation). Chunks and
-// spans are merged with Chan et al.'s update
+// A span is cut into chunks of kMomentsChunk elements, and each chunk is
+// read from memory once:
+// - float data (f32, and f16/bf16 decoded to float): one pass summing
+//   e = x - k and e^2 in float64, k the mean of the chunk's first 32
+//   elements; M2 = sum e^2 - (sum e)^2 / n. That shift bounds the
+//   cancellation to 6 of float64's 53 bits (moments.cpp), far beyond the
+//   24 bits of the data;
+// - float64 data: the two-pass formula (the sum, then the sum of squared
+//   deviations from the chunk's mean, the chunk still in L1): no loss.
+// Chunks and spans are merged with Chan et al.'s update
 //   M2 = M2a + M2b + (mean_b - mean_a)^2 * na * nb / (na + nb)
-// so memory is read once (the second pass prefetches the next chunk, or
-// the start of the next span).
+// while the next chunk (or the start of the next span) is prefetched.
 // Sums run over 32 fixed lanes (element i goes to
 // lane i % 32), whatever the vector width, so results are bitwise equal at
 // every SIMD level. The mean is reported as sum / count, so an infinity in
