@@ -6,16 +6,16 @@
 //                     its own op: y[i] = act(op_r(x[i])); the ops differ
 //                     in m, a, b only (mode, kind, alpha, beta: ops[0]'s)
 //     Identity  op(x) = x
-//     Plain     op(x) = x * a + b                          (inference BN)
-//     Centered  op(x) = (x - m) * a + b                    (batch statistics)
+//     Plain     op(x) = fma(x, a, b)                       (inference BN)
+//     Centered  op(x) = fma(x - m, a, b)                   (batch statistics)
 //   affine_elements:  rows rows of len elements, `stride` apart, all with
 //                     the same per-element parameters:
-//                     y[i] = act((x[i] - m[i]) * a[i] + b[i])
-//                     (m == nullptr: x[i] * a[i] + b[i])
+//                     y[i] = act(fma(x[i] - m[i], a[i], b[i]))
+//                     (m == nullptr: fma(x[i], a[i], b[i]))
 //
-// act is activate<kind>() of activation.h. Each product and sum is rounded
-// to C (no FMA), so results equal the scalar formula bit for bit at every
-// SIMD level; f16/bf16 data are decoded exactly and rounded once at the
+// act is activate<kind>() of activation.h. fma is x * a + b rounded once
+// to C (FMA3, or libm's fma at the Generic level), so results equal the
+// scalar formula with std::fma bit for bit at every SIMD level; f16/bf16 data are decoded exactly and rounded once at the
 // end. y == x allowed, otherwise no overlap. `stream` selects non-temporal
 // stores (see isa.h); the caller fences them (for_tasks). Both dispatch on
 // active_isa() and run on the calling thread.

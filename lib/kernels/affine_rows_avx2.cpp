@@ -1,6 +1,6 @@
 // The normalization loops of affine_rows.h at the Avx2 level (see
-// affine_rows_impl.h). No FMA contraction: (x - m) * a + b rounds after the
-// product and after the sum, as the scalar formula does, at every level.
+// affine_rows_impl.h). fma(x - m, a, b) rounds the subtraction and then the
+// product-sum once, at every level; contraction is off for the rest.
 #pragma GCC optimize("fp-contract=off")
 #pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
 

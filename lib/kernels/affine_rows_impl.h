@@ -39,12 +39,12 @@ inline void rows_body(const T* x, T* y, size_t rows, size_t len, const RowOp<C>*
           break;
         case RowMode::Plain:
           map_span<I, true>(xr, yr, len, stream, [=](const V& v, size_t, size_t) {
-            return activate_vector(tag, kind, v * a + b, alpha, beta);
+            return activate_vector(tag, kind, I::fma(v, a, b), alpha, beta);
           });
           break;
         case RowMode::Centered:
           map_span<I, true>(xr, yr, len, stream, [=](const V& v, size_t, size_t) {
-            return activate_vector(tag, kind, (v - m) * a + b, alpha, beta);
+            return activate_vector(tag, kind, I::fma(v - m, a, b), alpha, beta);
           });
           break;
       }
@@ -67,14 +67,14 @@ inline void elements_body(const T* x, T* y, size_t rows, size_t stride, size_t n
         map_span<I, true>(xr, yr, n, stream, [&](const V& v, size_t i, size_t count) {
           const V a = load_lanes<I>(op.a, i, count);
           const V b = load_lanes<I>(op.b, i, count);
-          return activate_vector(tag, kind, v * a + b, alpha, beta);
+          return activate_vector(tag, kind, I::fma(v, a, b), alpha, beta);
         });
       } else {
         map_span<I, true>(xr, yr, n, stream, [&](const V& v, size_t i, size_t count) {
           const V m = load_lanes<I>(op.m, i, count);
           const V a = load_lanes<I>(op.a, i, count);
           const V b = load_lanes<I>(op.b, i, count);
-          return activate_vector(tag, kind, (v - m) * a + b, alpha, beta);
+          return activate_vector(tag, kind, I::fma(v - m, a, b), alpha, beta);
         });
       }
     }

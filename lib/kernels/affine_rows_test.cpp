@@ -34,7 +34,7 @@ std::vector<Way> ways() {
 TEST_CASE("bfloat16 outputs round as f32_to_bf16 with and without AVX512-BF16") {
   testing::SettingsGuard guard;
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  // (a, b): y = x * a + b, rounded in float, then to bfloat16.
+  // (a, b): y = fma(x, a, b) in float, then rounded to bfloat16.
   const std::vector<std::pair<float, float>> affine = {
       {1.0f + 0x1p-10f, 0.0f},  // products between bf16 values: ties and carries
       {0x1p-100f, 0.0f},        // small inputs into float subnormals
@@ -57,7 +57,7 @@ TEST_CASE("bfloat16 outputs round as f32_to_bf16 with and without AVX512-BF16") 
           std::vector<bf16> y(len, bf16{0x5555});
           affine_rows(x.data(), y.data(), 1, len, &op, stream);
           for (size_t i = 0; i < len; ++i) {
-            const bf16 want = f32_to_bf16(bf16_to_f32(x[i]) * a + b);
+            const bf16 want = f32_to_bf16(std::fma(bf16_to_f32(x[i]), a, b));
             if (want.bits != y[i].bits) {
               CAPTURE(i, x[i].bits, want.bits, y[i].bits, stream, len);
               FAIL("bits differ");

@@ -1,13 +1,13 @@
 // BatchNormalization in inference mode on [N, C, S] data (layout.h), with
 // an optional fused activation (activation.h):
 //
-//   y[n, c, s] = act(x[n, c, s] * scale_c + shift_c)
+//   y[n, c, s] = act(fma(x[n, c, s], scale_c, shift_c))
 //   scale_c, shift_c = to_affine(scale[c], bias[c], mean[c], var[c], epsilon)
 //
 // to_affine (affine.h) runs in float for f32/f16/bf16 data and in double
-// for f64; each product and sum is rounded once to that type (no FMA), so
-// y equals the C++ expression x * scale_c + shift_c evaluated in it, bit
-// for bit, at every SIMD level. f16/bf16 data are decoded exactly and the
+// for f64, each product and sum rounded once to that type; y equals
+// std::fma(x, scale_c, shift_c) in that type (one rounding), bit for bit,
+// at every SIMD level. f16/bf16 data are decoded exactly and the
 // result rounded once. Parameters are per-channel arrays of C elements, in
 // float (double for f64): the caller converts other parameter types.
 // Zero variance with epsilon = 0, NaN and infinities follow IEEE.

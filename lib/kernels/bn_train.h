@@ -11,7 +11,7 @@
 // level. They are returned in double; the caller rounds them to T2.
 //
 // Normalization: a second pass over X through the same loops as inference
-// BN, as (x - m) * a + b with m = mean rounded to the compute type and
+// BN, as fma(x - m, a, b) with m = mean rounded to the compute type and
 // a, b = to_affine(scale, bias, mean - m, var, epsilon) in double, rounded
 // to the compute type (float for f32/f16/bf16, double for f64). Taking m
 // off first keeps x - mean exact when |mean| >> sqrt(var). f16/bf16

@@ -6,7 +6,7 @@
 //
 // Statistics in double (moments.h) for a group of rows of S elements, then
 // the group is normalized while it is still in cache, as bn_train.h does:
-// (x - m) * a + b with m = mean rounded to the compute type and a, b from
+// fma(x - m, a, b) with m = mean rounded to the compute type and a, b from
 // to_affine in double. Compute type float for f32/f16/bf16 (f16/bf16 data
 // decoded exactly, the result rounded once), double for f64. Parameters:
 // C elements each. Rows are spread over the OpenMP threads.

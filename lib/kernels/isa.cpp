@@ -16,10 +16,13 @@ Isa detect() noexcept {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("f16c")) {
+      __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma")) {
     return Isa::Avx512;
   }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return Isa::Avx2;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") &&
+      __builtin_cpu_supports("fma")) {
+    return Isa::Avx2;
+  }
   return Isa::Generic;
 #endif
 }

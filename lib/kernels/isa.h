@@ -4,11 +4,13 @@
 // one x86-64 binary runs everywhere and uses AVX2/AVX-512 where present.
 //
 //   Generic  SSE2, every x86-64 CPU
-//   Avx2     AVX2 + F16C (Haswell and later, Zen)
-//   Avx512   AVX-512 F, BW, DQ and VL (Skylake-SP and later, Zen 4)
+//   Avx2     AVX2 + FMA3 + F16C (Haswell and later, Zen)
+//   Avx512   AVX-512 F, BW, DQ and VL, FMA3, F16C (Skylake-SP and later, Zen 4)
 //
-// Results are bitwise identical at every level: no FMA contraction, and
-// reductions use a fixed number of partial sums whatever the vector width.
+// Results are bitwise identical at every level: products are fused with
+// a sum only through fma() (one rounding at every level, libm's fma at
+// Generic), nothing is contracted otherwise, and reductions use a fixed
+// number of partial sums whatever the vector width.
 // Tests and benchmarks may lower the level to compare the paths.
 #pragma once
 

@@ -1,8 +1,9 @@
 // Chunked moments (see moments.h), instantiated per SIMD level, alone
 // (span_moments) or with another row normalized inside the same loops
 // (normalize_and_moments). Float data (f32, and f16/bf16 decoded to float)
-// take one shifted pass per chunk, float64 data the two-pass formula. No
-// FMA contraction, so every level rounds the same operations.
+// take one shifted pass per chunk, float64 data the two-pass formula.
+// Squares are added with fma() and nothing else is contracted, so every
+// level rounds the same operations.
 #pragma GCC optimize("fp-contract=off")
 #pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
 
@@ -99,12 +100,12 @@ inline double lane_squares(const double* x, size_t n, double mean, Prefetcher pr
     row.step();
     for (size_t v = 0; v < acc.kVecs; ++v) {
       const D e = I::load(x + i + v * kD) - m;
-      acc.v[v] += e * e;
+      acc.v[v] = I::fma(e, e, acc.v[v]);
     }
   }
   double lane[kLanes];
   acc.to(lane);
-  for (; i < n; ++i) lane[i % kLanes] += (x[i] - mean) * (x[i] - mean);
+  for (; i < n; ++i) lane[i % kLanes] = std::fma(x[i] - mean, x[i] - mean, lane[i % kLanes]);
   return add_lanes(lane);
 }
 
@@ -120,7 +121,7 @@ inline double chunk_shift(const float* x, size_t n) noexcept {
 }
 
 // Moments of a chunk of float data in one pass, shifted by k:
-//   e = x - k (in float64);  S1 = sum e;  S2 = sum e^2
+//   e = x - k (in float64);  S1 = sum e;  S2 = sum e^2 (each added by fma)
 //   sum = k * n + S1;  M2 = S2 - S1 * (S1 / n)   (clamped at 0; NaN stays)
 // k is the mean of the chunk's first kLanes elements, so
 //   (mean - k)^2 <= (1 / kLanes) * sum over that block of (x - mean)^2
@@ -144,7 +145,7 @@ inline Moments shifted_moments(const float* x, size_t n, Prefetcher prefetch, Ro
     for (size_t v = 0; v < s1.kVecs; ++v) {
       const D e = I::load_wide(x + i + v * kD) - k;
       s1.v[v] += e;
-      s2.v[v] += e * e;
+      s2.v[v] = I::fma(e, e, s2.v[v]);
     }
   }
   double lane1[kLanes];
@@ -154,7 +155,7 @@ inline Moments shifted_moments(const float* x, size_t n, Prefetcher prefetch, Ro
   for (; i < n; ++i) {
     const double e = static_cast<double>(x[i]) - shift;
     lane1[i % kLanes] += e;
-    lane2[i % kLanes] += e * e;
+    lane2[i % kLanes] = std::fma(e, e, lane2[i % kLanes]);
   }
   const double count = static_cast<double>(n);
   const double sum1 = add_lanes(lane1);
@@ -185,11 +186,11 @@ struct NoRow {
   void step() noexcept {}
 };
 
-// normalize_and_moments' other row: y = (x - m) * a + b over n floats,
+// normalize_and_moments' other row: y = fma(x - m, a, b) over n floats,
 // kStep elements per step() (after a head that aligns y for non-temporal
 // stores), the rest in finish(). Each element is rounded as the Centered
-// mode of affine_rows rounds it (a subtraction, a product and a sum, no
-// FMA), so the result is the same bits.
+// mode of affine_rows rounds it (a subtraction, then fma(d, a, b)), so the
+// result is the same bits.
 template <class I>
 class CenteredRow {
  public:
@@ -220,7 +221,7 @@ class CenteredRow {
   static_assert(kStep % kF == 0);
 
   void vector(size_t i) noexcept {
-    const F r = (I::load(x_ + i) - m_) * a_ + b_;
+    const F r = I::fma(I::load(x_ + i) - m_, a_, b_);
     if (stream_) {
       I::stream(y_ + i, r);
     } else {
@@ -228,7 +229,7 @@ class CenteredRow {
     }
   }
   void scalar(size_t count) noexcept {
-    for (const size_t end = i_ + count; i_ < end; ++i_) y_[i_] = (x_[i_] - sm_) * sa_ + sb_;
+    for (const size_t end = i_ + count; i_ < end; ++i_) y_[i_] = std::fma(x_[i_] - sm_, sa_, sb_);
   }
 
   const float* x_;

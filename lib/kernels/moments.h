@@ -58,7 +58,7 @@ Moments span_moments(const bf16* x, size_t n, const bf16* next = nullptr,
                      size_t next_n = 0) noexcept;
 
 // Two rows of n floats in one pass over memory: writes
-//   y[i] = (x[i] - op.m) * op.a + op.b     (op: Centered, no activation)
+//   y[i] = fma(x[i] - op.m, op.a, op.b)    (op: Centered, no activation)
 // bit for bit as affine_rows does, and returns span_moments(next, n,
 // after, after_n), the same bits. The normalization rides along the
 // moments loops a few vectors per block, so that writing y (from a row in

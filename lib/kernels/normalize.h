@@ -33,7 +33,7 @@ constexpr size_t kMaxRowsPerTask = 256;
 constexpr size_t kBlockElements = 1024;
 
 // The op normalizing with batch statistics (mean, var in double):
-// (x - m) * a + b with m = mean rounded to C, and a, b from to_affine in
+// fma(x - m, a, b) with m = mean rounded to C, and a, b from to_affine in
 // double with the rest of the mean, mean - m, folded into b. Subtracting m
 // first keeps the precision of x - mean when |mean| >> sqrt(var).
 template <class C>

@@ -23,8 +23,10 @@
 // operations (ties to even) at every level. Generic does everything with
 // integer and exact float operations (no F16C).
 //
-// Kernel translation units also turn FMA contraction off: x * a + b is a
-// multiply and an add at every level, as in the scalar formula.
+// Products that feed a sum are fused where the formula says so, with fma()
+// (one rounding): FMA3 at the Avx2 and Avx512 levels, libm's fma lane by
+// lane at Generic. Kernel translation units turn FMA contraction off, so
+// nothing else is fused and every level rounds the same operations.
 #pragma once
 
 // GCC 12's AVX-512 intrinsics start from an "undefined" vector that
@@ -36,6 +38,7 @@
 
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -48,8 +51,8 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 // prfchw: PREFETCHW (a no-op on the few AVX2 CPUs without it).
-#define BNORM_TARGET_AVX2 "avx2,f16c,prfchw"
-#define BNORM_TARGET_AVX512 "avx512f,avx512bw,avx512dq,avx512vl,avx2,f16c,prfchw"
+#define BNORM_TARGET_AVX2 "avx2,fma,f16c,prfchw"
+#define BNORM_TARGET_AVX512 "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,prfchw"
 #define BNORM_TARGET_AVX512_BF16 BNORM_TARGET_AVX512 ",avx512bf16"
 #define BNORM_ENTRY_GENERIC __attribute__((flatten))
 #if BNORM_SIMD_LEVELS
@@ -160,6 +163,13 @@ inline U16 bf16_encode(const F& v) noexcept {
   return __builtin_convertvector(r, U16);
 }
 
+template <class V>
+inline V fma_lanes(V a, V b, V c) noexcept {
+  V r;
+  for (size_t k = 0; k < lanes<V>(); ++k) r[k] = std::fma(a[k], b[k], c[k]);
+  return r;
+}
+
 struct Generic {
   using F = f32x4;
   using D = f64x2;
@@ -173,6 +183,10 @@ struct Generic {
   }
   static F load(const bf16* p) noexcept { return bf16_decode<F, u32x4>(load_bits<H>(p)); }
   static F load_quieted(const f16* p) noexcept { return load(p); }
+  // a * b + c rounded once, lane by lane (libm's fma: the FMA instruction
+  // where the CPU has one, exact software elsewhere).
+  static F fma(F a, F b, F c) noexcept { return fma_lanes(a, b, c); }
+  static D fma(D a, D b, D c) noexcept { return fma_lanes(a, b, c); }
   static D load_wide(const float* p) noexcept {
     return __builtin_convertvector(load_bits<FD>(p), D);
   }
@@ -224,6 +238,12 @@ struct Avx2 {
   }
   BNORM_MEMBER D load_wide(const float* p) noexcept {
     return (D)_mm256_cvtps_pd(_mm_loadu_ps(p));
+  }
+  BNORM_MEMBER F fma(F a, F b, F c) noexcept {
+    return (F)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+  }
+  BNORM_MEMBER D fma(D a, D b, D c) noexcept {
+    return (D)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
   }
 
   BNORM_MEMBER void store(float* p, F v) noexcept { store_bits(p, v); }
@@ -305,6 +325,12 @@ struct Avx512 {
   BNORM_MEMBER D load_wide(const float* p) noexcept {
     return (D)_mm512_cvtps_pd(_mm256_loadu_ps(p));
   }
+  BNORM_MEMBER F fma(F a, F b, F c) noexcept {
+    return (F)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+  }
+  BNORM_MEMBER D fma(D a, D b, D c) noexcept {
+    return (D)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+  }
 
   BNORM_MEMBER void store(float* p, F v) noexcept { store_bits(p, v); }
   BNORM_MEMBER void store(double* p, D v) noexcept { store_bits(p, v); }
@@ -385,6 +411,10 @@ struct Avx512Bf16 {
   }
   BNORM_MEMBER F load_quieted(const f16* p) noexcept { return Avx512::load_quieted(p); }
   BNORM_MEMBER D load_wide(const float* p) noexcept { return Avx512::load_wide(p); }
+  template <class V>
+  BNORM_MEMBER V fma(V a, V b, V c) noexcept {
+    return Avx512::fma(a, b, c);
+  }
   template <class T, class V>
   BNORM_MEMBER void store(T* p, V v) noexcept {
     if constexpr (std::is_same_v<T, bf16>) {

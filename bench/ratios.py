@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""Ratios of bnorm_bench's kernels to memcpy in the same run.
+
+Usage: build/bnorm_bench --benchmark_format=json [--benchmark_repetitions=N ...] > run.json
+       /usr/bin/python3 bench/ratios.py run.json
+Prints, per kernel, shape and thread count: GB/s (the median aggregate when
+the run has repetitions, else the median of the entries), memcpy's GB/s for the same
+shape, threads and element size (f16 / bf16 kernels against memcpy<f16>),
+and their ratio.
+"""
+import json
+import re
+import statistics
+import sys
+
+NAME = re.compile(r"^(BM_[^/]+)/shape:(\d)/threads:(\d)/real_time")
+SHAPES = {"0": "[32,64,112,112]", "1": "[1,64,56,56]"}
+
+
+def main(path):
+    with open(path) as f:
+        run = json.load(f)
+    rates = {}
+    has_aggregates = any(b.get("run_type") == "aggregate" for b in run["benchmarks"])
+    for b in run["benchmarks"]:
+        if has_aggregates and b.get("aggregate_name") != "median":
+            continue
+        m = NAME.match(b["name"])
+        if not m or "bytes_per_second" not in b:
+            continue
+        rates.setdefault(m.groups(), []).append(b["bytes_per_second"] / 1e9)
+    rate = {k: statistics.median(v) for k, v in rates.items()}
+    print(f"{'kernel':34} {'shape':17} {'threads':>7} {'GB/s':>8} {'memcpy':>8} {'ratio':>6}")
+    order = lambda k: (k[0], k[1], k[2] == "0")  # kernel, shape, 1 thread before all
+    for (kernel, shape, threads), gbs in sorted(rate.items(), key=lambda kv: order(kv[0])):
+        if kernel.startswith("BM_memcpy"):
+            continue
+        half = "f16" in kernel or "bf16" in kernel
+        base = rate.get(("BM_memcpy<f16>" if half else "BM_memcpy<float>", shape, threads))
+        ratio = f"{gbs / base:6.2f}" if base else "     -"
+        base_text = f"{base:8.2f}" if base else "       -"
+        print(f"{kernel:34} {SHAPES.get(shape, shape):17} {threads if threads != '0' else 'all':>7} "
+              f"{gbs:8.2f} {base_text} {ratio}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "/dev/stdin")
