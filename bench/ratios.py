@@ -14,7 +14,7 @@ import statistics
 import sys
 
 NAME = re.compile(r"^(BM_[^/]+)/shape:(\d)/threads:(\d)/real_time")
-SHAPES = {"0": "[32,64,112,112]", "1": "[1,64,56,56]"}
+SHAPES = {"0": "[32,64,112,112]", "1": "[1,64,56,56]", "2": "[4,64,28,28]"}
 
 
 def main(path):

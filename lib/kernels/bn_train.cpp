@@ -12,6 +12,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/moments.h"
 #include "kernels/normalize.h"
+#include "kernels/row_norm.h"
 
 namespace bnorm::kernels {
 namespace {
@@ -112,6 +113,13 @@ void batch_stats(const T* x, NcsShape shape, double* mean, double* var) noexcept
 template <class T, class C>
 void train(const T* x, T* y, NcsShape shape, const NormParams<C>& p, double* mean,
            double* var) noexcept {
+  // Each channel one row that is a single unit (units_of): its moments are
+  // span_moments of the row, as InstanceNormalization takes them, so its
+  // loops give the same bits in one pass over memory (row_norm.h).
+  if (shape.n == 1 && shape.s > 0 && shape.s <= detail::kSegmentElements) {
+    detail::normalize_rows(x, y, shape, p, mean, var);
+    return;
+  }
   batch_stats(x, shape, mean, var);
   detail::normalize_channels<T, C>(x, y, shape, [&](size_t c) {
     return detail::centered_op<C>(mean[c], var[c], p.scale[c], p.bias[c], p.epsilon);

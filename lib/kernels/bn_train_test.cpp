@@ -150,12 +150,23 @@ TEST_CASE("Training BN keeps its precision on data far from zero") {
   CHECK(Case<float>({40, 2, 49}, rng, 1e6 - 1, 1e6 + 1).mismatches(false, 1e-9) == 0);
 }
 
+// The level sweep, plus N = 1 shapes: channels of one row take the
+// one-pass path (row_norm.h) up to kSegmentElements (16384) elements.
+std::vector<NcsShape> train_sweep() {
+  std::vector<NcsShape> shapes = testing::level_sweep();
+  for (const NcsShape& s : {NcsShape{1, 5, 70}, NcsShape{1, 3, 3136}, NcsShape{1, 67, 2049},
+                            NcsShape{1, 2, 16384}, NcsShape{1, 2, 16385}, NcsShape{1, 40, 1000}}) {
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
 template <class T>
 void check_same_everywhere() {
   testing::Random rng;
   testing::SettingsGuard guard;
   const int threads = omp_get_max_threads();
-  for (const NcsShape& s : testing::level_sweep()) {
+  for (const NcsShape& s : train_sweep()) {
     const Case<T> c(s, rng);
     std::vector<uint64_t> first;
     for (Isa isa : testing::available_isas()) {
@@ -192,16 +203,34 @@ TEST_CASE("Training BN gives the same bits at every SIMD level, thread count and
   check_same_everywhere<bf16>();
 }
 
-TEST_CASE("bn_batch_stats gives the statistics bn_train uses") {
-  testing::Random rng;
-  const Case<f16> c({2, 5, 70}, rng);
-  std::vector<double> mean1(5), var1(5), mean2(5), var2(5);
-  std::vector<f16> y(c.x.size());
-  bn_batch_stats_f16(c.x.data(), c.shape, mean1.data(), var1.data());
-  bn_train_f16(c.x.data(), y.data(), c.shape, {c.scale.data(), c.bias.data(), c.epsilon},
-               mean2.data(), var2.data());
+template <class T>
+void check_batch_stats_equal_train(NcsShape shape, testing::Random& rng) {
+  const Case<T> c(shape, rng);
+  std::vector<double> mean1(shape.c), var1(shape.c), mean2(shape.c), var2(shape.c);
+  std::vector<T> y(c.x.size());
+  Kernels<T>::stats(c.x.data(), c.shape, mean1.data(), var1.data());
+  Kernels<T>::train(c.x.data(), y.data(), c.shape, {c.scale.data(), c.bias.data(), c.epsilon},
+                    mean2.data(), var2.data());
+  INFO(Type<T>::name << " N=" << shape.n << " C=" << shape.c << " S=" << shape.s);
   CHECK(mean1 == mean2);
   CHECK(var1 == var2);
+  CHECK(c.mismatches(false) == 0);
+}
+
+// Also where training takes the one-pass path of N = 1 (row_norm.h): its
+// statistics must still be bn_batch_stats' bits.
+TEST_CASE("bn_batch_stats gives the statistics bn_train uses") {
+  testing::Random rng;
+  // (Beyond 16 segments of 16384, bn_batch_stats merges them in pieces,
+  // which a row's span_moments would not give bit for bit.)
+  for (const NcsShape& s : {NcsShape{2, 5, 70}, NcsShape{1, 5, 70}, NcsShape{1, 3, 3136},
+                            NcsShape{1, 2, 16384}, NcsShape{1, 2, 16385},
+                            NcsShape{1, 1, 16 * 16384 + 4097}}) {
+    check_batch_stats_equal_train<float>(s, rng);
+    check_batch_stats_equal_train<double>(s, rng);
+    check_batch_stats_equal_train<f16>(s, rng);
+    check_batch_stats_equal_train<bf16>(s, rng);
+  }
 }
 
 TEST_CASE("A constant channel has zero variance and normalizes to its bias") {

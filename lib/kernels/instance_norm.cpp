@@ -13,6 +13,7 @@
 #include "kernels/isa.h"
 #include "kernels/moments.h"
 #include "kernels/normalize.h"
+#include "kernels/row_norm.h"
 
 namespace bnorm::kernels {
 namespace {
@@ -26,13 +27,25 @@ namespace {
 // take the moments of the same chunk of row r + 1. Moments merge chunk by
 // chunk in order, exactly as span_moments does, so every way gives the
 // same bits.
+// The statistics of row r, kept when asked for (row_norm.h).
+struct RowStats {
+  double* mean;
+  double* var;
+  void keep(size_t r, const detail::Moments& m) const noexcept {
+    if (mean == nullptr) return;
+    mean[r] = m.mean();
+    var[r] = m.variance();
+  }
+};
+
 template <class T, class C>
 void long_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const NormParams<C>& p,
-               bool stream) noexcept {
+               bool stream, RowStats stats) noexcept {
   const size_t S = shape.s;
   detail::Moments m = detail::span_moments(x + r0 * S, S);
   for (size_t r = r0; r < r1; ++r) {
     const size_t c = r % shape.c;
+    stats.keep(r, m);
     const detail::RowOp<C> op =
         detail::centered_op<C>(m.mean(), m.variance(), p.scale[c], p.bias[c], p.epsilon);
     const bool more = r + 1 < r1;
@@ -63,7 +76,7 @@ void long_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const Nor
 // still in cache.
 template <class T, class C>
 void short_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const NormParams<C>& p,
-                bool stream) noexcept {
+                bool stream, RowStats stats) noexcept {
   const size_t S = shape.s;
   const size_t group = std::clamp<size_t>(detail::kSegmentElements / S, 1, detail::kMaxRowsPerTask);
   detail::RowOp<C> ops[detail::kMaxRowsPerTask];
@@ -72,6 +85,7 @@ void short_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const No
     for (size_t r = g0; r < g1; ++r) {
       const size_t c = r % shape.c;
       const detail::Moments m = detail::span_moments(x + r * S, S);
+      stats.keep(r, m);
       ops[r - g0] = detail::centered_op<C>(m.mean(), m.variance(), p.scale[c], p.bias[c], p.epsilon);
     }
     detail::affine_rows(x + g0 * S, y + g0 * S, g1 - g0, S, ops, stream);
@@ -79,7 +93,8 @@ void short_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const No
 }
 
 template <class T, class C>
-void instance_norm(const T* x, T* y, NcsShape shape, const NormParams<C>& p) noexcept {
+void instance_norm(const T* x, T* y, NcsShape shape, const NormParams<C>& p,
+                   RowStats stats = {nullptr, nullptr}) noexcept {
   const size_t total = shape.elements();
   if (total == 0) return;
   const bool stream = x != y && total * sizeof(T) >= streaming_threshold_bytes();
@@ -93,9 +108,9 @@ void instance_norm(const T* x, T* y, NcsShape shape, const NormParams<C>& p) noe
     const size_t r1 = detail::task_begin(t + 1, tasks, rows);
     if (r0 == r1) return;
     if (long_row) {
-      long_rows(x, y, r0, r1, shape, p, stream);
+      long_rows(x, y, r0, r1, shape, p, stream, stats);
     } else {
-      short_rows(x, y, r0, r1, shape, p, stream);
+      short_rows(x, y, r0, r1, shape, p, stream, stats);
     }
   });
 }
@@ -118,4 +133,24 @@ void instance_norm_bf16(const bf16* x, bf16* y, NcsShape shape,
   instance_norm(x, y, shape, p);
 }
 
+namespace detail {
+
+void normalize_rows(const float* x, float* y, NcsShape shape, const NormParams<float>& p,
+                    double* mean, double* var) noexcept {
+  instance_norm(x, y, shape, p, {mean, var});
+}
+void normalize_rows(const double* x, double* y, NcsShape shape, const NormParams<double>& p,
+                    double* mean, double* var) noexcept {
+  instance_norm(x, y, shape, p, {mean, var});
+}
+void normalize_rows(const f16* x, f16* y, NcsShape shape, const NormParams<float>& p,
+                    double* mean, double* var) noexcept {
+  instance_norm(x, y, shape, p, {mean, var});
+}
+void normalize_rows(const bf16* x, bf16* y, NcsShape shape, const NormParams<float>& p,
+                    double* mean, double* var) noexcept {
+  instance_norm(x, y, shape, p, {mean, var});
+}
+
+}  // namespace detail
 }  // namespace bnorm::kernels
