@@ -5,8 +5,9 @@
 //
 // Bit for bit equal to the scalar functions of half.h for every input,
 // NaNs included: decoding keeps sign and payload (signalling NaNs stay
-// signalling), encoding turns every NaN into the positive quiet NaN
-// (0x7E00 / 0x7FC0), overflow gives infinity, subnormals round correctly.
+// signalling), encoding keeps a NaN's sign and leading payload bits and
+// sets its quiet bit (as F16C and VCVTNEPS2BF16 do), overflow gives
+// infinity, subnormals round correctly.
 // F16C does the f16 work where the CPU has it (see isa.h).
 //
 // Preconditions: x and y do not overlap; n elements each. Large arrays are

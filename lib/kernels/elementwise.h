@@ -89,20 +89,6 @@ inline size_t map_main(const Tin* x, Tout* y, size_t i, size_t n, const Op& op,
     const V v2 = load_input<I, Reencoded>(x + i + 2 * W);
     const V v3 = load_input<I, Reencoded>(x + i + 3 * W);
     const V r[4] = {op(v0, i, W), op(v1, i + W, W), op(v2, i + 2 * W, W), op(v3, i + 3 * W, W)};
-    if constexpr (std::is_same_v<Tout, f16>) {
-      if constexpr (I::kF16NanSkip) {  // no NaN among the four: F16C alone
-        if (I::no_nan(r[0], r[1]) && I::no_nan(r[2], r[3])) {
-          for (size_t k = 0; k < 4; ++k) {
-            if constexpr (Stream) {
-              I::stream_no_nan(y + i + k * W, r[k]);
-            } else {
-              I::store_no_nan(y + i + k * W, r[k]);
-            }
-          }
-          continue;
-        }
-      }
-    }
     for (size_t k = 0; k < 4; ++k) {
       if constexpr (Stream) {
         I::stream(y + i + k * W, r[k]);

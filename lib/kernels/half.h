@@ -3,7 +3,9 @@
 // Decoding (16-bit -> float/double) is exact. Encoding rounds once, to
 // nearest with ties to even, directly from the source value: a double is
 // not first rounded to float (that would round twice). Overflow gives
-// infinity, NaN stays NaN (quiet), signs of zeros are kept.
+// infinity, signs of zeros are kept. A NaN keeps its sign and the leading
+// bits of its payload, with the quiet bit set: what F16C (VCVTPS2PH) and
+// AVX512-BF16 (VCVTNEPS2BF16) do, and numpy for quiet NaNs.
 #pragma once
 
 #include <cmath>
@@ -46,8 +48,13 @@ inline uint32_t encode_magnitude(double a) noexcept {
 template <int M, int E>
 inline uint16_t encode(double v) noexcept {
   constexpr uint32_t sign_bit = 1u << (M + E);
-  if (std::isnan(v)) return static_cast<uint16_t>((((1u << E) - 1u) << M) | (1u << (M - 1)));
   const uint32_t sign = std::signbit(v) ? sign_bit : 0u;
+  if (std::isnan(v)) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    const auto payload = static_cast<uint32_t>((bits & 0xFFFFFFFFFFFFFull) >> (52 - M));
+    return static_cast<uint16_t>(sign | (((1u << E) - 1u) << M) | (1u << (M - 1)) | payload);
+  }
   return static_cast<uint16_t>(sign | encode_magnitude<M, E>(std::fabs(v)));
 }
 
