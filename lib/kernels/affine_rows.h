@@ -15,10 +15,11 @@
 //
 // act is activate<kind>() of activation.h. fma is x * a + b rounded once
 // to C (FMA3, or libm's fma at the Generic level), so results equal the
-// scalar formula with std::fma bit for bit at every SIMD level; f16/bf16 data are decoded exactly and rounded once at the
-// end. y == x allowed, otherwise no overlap. `stream` selects non-temporal
-// stores (see isa.h); the caller fences them (for_tasks). Both dispatch on
-// active_isa() and run on the calling thread.
+// scalar formula with std::fma bit for bit at every SIMD level; f16/bf16
+// data are decoded exactly and rounded once at the end. y == x allowed,
+// otherwise no overlap. `stream` selects non-temporal stores (see isa.h);
+// the caller fences them (for_tasks). Both dispatch on active_isa() and
+// run on the calling thread.
 #pragma once
 
 #include <cstddef>
