@@ -18,15 +18,6 @@
 namespace bnorm::kernels {
 namespace {
 
-// Long rows, software-pipelined: row r is normalized while the moments of
-// row r + 1 are taken, so that reading X (for the statistics) and writing
-// Y overlap in memory. Float rows go through normalize_and_moments, one
-// loop carrying both rows (taking turns a chunk at a time overlapped
-// nothing: 0.5 of memcpy out of cache, against 0.63 for the single loop,
-// docs/performance.md); the other types normalize a chunk of row r, then
-// take the moments of the same chunk of row r + 1. Moments merge chunk by
-// chunk in order, exactly as span_moments does, so every way gives the
-// same bits.
 // The statistics of row r, kept when asked for (row_norm.h).
 struct RowStats {
   double* mean;
@@ -38,6 +29,15 @@ struct RowStats {
   }
 };
 
+// Long rows, software-pipelined: row r is normalized while the moments of
+// row r + 1 are taken, so that reading X (for the statistics) and writing
+// Y overlap in memory. Float rows go through normalize_and_moments, one
+// loop carrying both rows (taking turns a chunk at a time overlapped
+// nothing: 0.5 of memcpy out of cache, against 0.63 for the single loop,
+// docs/performance.md); the other types normalize a chunk of row r, then
+// take the moments of the same chunk of row r + 1. Moments merge chunk by
+// chunk in order, exactly as span_moments does, so every way gives the
+// same bits.
 template <class T, class C>
 void long_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const NormParams<C>& p,
                bool stream, RowStats stats) noexcept {
