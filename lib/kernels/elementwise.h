@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/activation.h"
 #include "kernels/simd.h"
@@ -64,6 +65,50 @@ inline void map_partial(const Tin* x, Tout* y, size_t i, size_t count, Op op) no
   std::copy(out, out + count, y + i);
 }
 
+// Groups of four vectors: through the level's load4 / store4 / stream4
+// where it has them for that storage type (simd.h's Avx512Bf16 for bf16),
+// else a vector at a time.
+template <class I, class T, class V, class = void>
+struct HasGroupLoad : std::false_type {};
+template <class I, class T, class V>
+struct HasGroupLoad<I, T, V, std::void_t<decltype(I::load4(std::declval<const T*>(), std::declval<V*>()))>>
+    : std::true_type {};
+template <class I, class T, class V, class = void>
+struct HasGroupStore : std::false_type {};
+template <class I, class T, class V>
+struct HasGroupStore<I, T, V, std::void_t<decltype(I::store4(std::declval<T*>(), std::declval<const V*>()))>>
+    : std::true_type {};
+
+template <class I, bool Reencoded, class T, class V>
+inline void load_group(const T* p, V* v) noexcept {
+  constexpr size_t W = simd::lanes<V>();
+  if constexpr (HasGroupLoad<I, T, V>::value) {
+    I::load4(p, v);
+  } else {
+    for (size_t k = 0; k < 4; ++k) v[k] = load_input<I, Reencoded>(p + k * W);
+  }
+}
+
+template <class I, bool Stream, class T, class V>
+inline void store_group(T* p, const V* r) noexcept {
+  constexpr size_t W = simd::lanes<V>();
+  if constexpr (HasGroupStore<I, T, V>::value) {
+    if constexpr (Stream) {
+      I::stream4(p, r);
+    } else {
+      I::store4(p, r);
+    }
+  } else {
+    for (size_t k = 0; k < 4; ++k) {
+      if constexpr (Stream) {
+        I::stream(p + k * W, r[k]);
+      } else {
+        I::store(p + k * W, r[k]);
+      }
+    }
+  }
+}
+
 // The aligned main part of map_span, four vectors per iteration: all loads
 // before the stores, which keeps more memory accesses in flight (and in
 // place use correct). Returns where it stopped.
@@ -84,18 +129,11 @@ inline size_t map_main(const Tin* x, Tout* y, size_t i, size_t n, const Op& op,
       for (size_t b = 0; b < kStepBytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
       for (size_t b = 0; b < kStepOutBytes; b += 64) __builtin_prefetch(out_ahead + b, 1, 3);
     }
-    const V v0 = load_input<I, Reencoded>(x + i);
-    const V v1 = load_input<I, Reencoded>(x + i + W);
-    const V v2 = load_input<I, Reencoded>(x + i + 2 * W);
-    const V v3 = load_input<I, Reencoded>(x + i + 3 * W);
-    const V r[4] = {op(v0, i, W), op(v1, i + W, W), op(v2, i + 2 * W, W), op(v3, i + 3 * W, W)};
-    for (size_t k = 0; k < 4; ++k) {
-      if constexpr (Stream) {
-        I::stream(y + i + k * W, r[k]);
-      } else {
-        I::store(y + i + k * W, r[k]);
-      }
-    }
+    V v[4];
+    load_group<I, Reencoded>(x + i, v);
+    const V r[4] = {op(v[0], i, W), op(v[1], i + W, W), op(v[2], i + 2 * W, W),
+                    op(v[3], i + 3 * W, W)};
+    store_group<I, Stream>(y + i, r);
   }
   for (; i + W <= n; i += W) {
     if constexpr (Stream) {
