@@ -1,6 +1,7 @@
 // The entry points of affine_rows.h: dispatch to the loops of the active
 // SIMD level (affine_rows_<level>.cpp), and for bfloat16 at the Avx512
-// level to affine_rows_avx512_bf16.cpp where AVX512-BF16 is active.
+// level to affine_rows_avx512_bf16.cpp where AVX512-BF16 is active; float16
+// at the level of f16_isa() (isa.h).
 #include "kernels/affine_rows.h"
 
 #include <type_traits>
@@ -20,7 +21,7 @@ void rows_dispatch(const T* x, T* y, size_t rows, size_t len, const RowOp<C>* op
       return rows_avx512_bf16(x, y, rows, len, ops, stream);
     }
   }
-  switch (active_isa()) {
+  switch (std::is_same_v<T, f16> ? f16_isa() : active_isa()) {
     case Isa::Avx512: return rows_avx512(x, y, rows, len, ops, stream);
     case Isa::Avx2: return rows_avx2(x, y, rows, len, ops, stream);
     case Isa::Generic: return rows_generic(x, y, rows, len, ops, stream);
@@ -36,7 +37,7 @@ void elements_dispatch(const T* x, T* y, size_t rows, size_t stride, size_t len,
       return elements_avx512_bf16(x, y, rows, stride, len, op, stream);
     }
   }
-  switch (active_isa()) {
+  switch (std::is_same_v<T, f16> ? f16_isa() : active_isa()) {
     case Isa::Avx512: return elements_avx512(x, y, rows, stride, len, op, stream);
     case Isa::Avx2: return elements_avx2(x, y, rows, stride, len, op, stream);
     case Isa::Generic: return elements_generic(x, y, rows, stride, len, op, stream);

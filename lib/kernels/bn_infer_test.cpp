@@ -168,6 +168,30 @@ TEST_CASE("Inference BN on float and double data equals fma(x, scale, shift) bit
   check_equals_affine_expression<double>();
 }
 
+// At the Avx512 level, float16 kernels run the Avx2 level's 256-bit
+// conversions unless wide_f16 is on (isa.h): either way, the same bits.
+TEST_CASE("float16 kernels give the same bits with 512-bit and 256-bit conversions") {
+  testing::Random rng;
+  testing::SettingsGuard guard;
+  if (detected_isa() != Isa::Avx512) return;
+  set_active_isa(Isa::Avx512);
+  set_wide_f16(false);
+  REQUIRE(f16_isa() == Isa::Avx2);
+  set_wide_f16(true);
+  REQUIRE(f16_isa() == Isa::Avx512);
+  for (const NcsShape& s : testing::level_sweep()) {
+    const Case<f16> c(s, rng);
+    std::vector<uint64_t> bits[2];
+    for (bool wide : {false, true}) {
+      set_wide_f16(wide);
+      std::vector<f16> y = testing::nan_filled<f16>(c.x.size());
+      c.run(c.x.data(), y.data(), Activation{});
+      for (const f16& v : y) bits[wide].push_back(Type<f16>::bits(v));
+    }
+    CHECK(bits[0] == bits[1]);
+  }
+}
+
 // Every (level, threads, streaming) combination against the first.
 template <class T>
 void check_same_everywhere(const Activation& act) {

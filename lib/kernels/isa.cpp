@@ -50,6 +50,15 @@ std::atomic<bool>& cache_prefetch() noexcept {
   return on;
 }
 
+std::atomic<bool>& wide_f16() noexcept {
+#if BNORM_SIMD_LEVELS
+  static std::atomic<bool> on{(__builtin_cpu_init(), __builtin_cpu_is("intel") != 0)};
+#else
+  static std::atomic<bool> on{false};
+#endif
+  return on;
+}
+
 std::atomic<int>& active_level() noexcept {
   static std::atomic<int> level{static_cast<int>(detected_isa())};
   return level;
@@ -108,6 +117,19 @@ bool cache_prefetch_active() noexcept {
 
 void set_cache_prefetch(bool on) noexcept {
   cache_prefetch().store(on, std::memory_order_relaxed);
+}
+
+bool wide_f16_active() noexcept {
+  return wide_f16().load(std::memory_order_relaxed);
+}
+
+void set_wide_f16(bool on) noexcept {
+  wide_f16().store(on, std::memory_order_relaxed);
+}
+
+Isa f16_isa() noexcept {
+  const Isa isa = active_isa();
+  return isa == Isa::Avx512 && !wide_f16_active() ? Isa::Avx2 : isa;
 }
 
 size_t streaming_threshold_bytes() noexcept {

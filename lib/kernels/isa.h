@@ -68,6 +68,17 @@ bool cache_prefetch_active() noexcept;
 // Sets it; process-wide, for tests and benchmarks.
 void set_cache_prefetch(bool on) noexcept;
 
+// Whether float16 data at the Avx512 level are converted 16 at a time
+// (512-bit F16C forms) or at the Avx2 level, 8 at a time. Initially on for
+// Intel CPUs and off elsewhere: on an AMD EPYC (Zen 4) the 512-bit
+// VCVTPH2PS/VCVTPS2PH held BN f16 in cache at 0.65 of memcpy, against
+// 0.84 for the 256-bit forms (docs/performance.md); on Sapphire Rapids the
+// 512-bit forms reached 0.88. Never changes results (every level gives the
+// same bits). f16_isa() is the level float16 kernels run at.
+bool wide_f16_active() noexcept;
+void set_wide_f16(bool on) noexcept;
+Isa f16_isa() noexcept;
+
 // Kernels whose output (written to a buffer other than their input) is at
 // least this large store it with non-temporal stores, which skip reading
 // the destination into the cache first. The size is 3/8 of the last-level

@@ -293,7 +293,7 @@ BNORM_NORMALIZE_AND_MOMENTS(avx512, BNORM_ENTRY_AVX512, simd::Avx512)
 
 template <class T>
 Moments dispatch(const T* x, size_t n, const T* next, size_t next_n) noexcept {
-  switch (active_isa()) {
+  switch (std::is_same_v<T, f16> ? f16_isa() : active_isa()) {
     case Isa::Avx512: return moments_avx512(x, n, next, next_n);
     case Isa::Avx2: return moments_avx2(x, n, next, next_n);
     case Isa::Generic: return moments_generic(x, n, next, next_n);

@@ -44,10 +44,16 @@ inline std::vector<Isa> available_isas() {
 // threshold on exit.
 class SettingsGuard {
  public:
-  SettingsGuard() : isa_(active_isa()), bf16_(avx512_bf16_active()) {}
+  // Float16 kernels then run at the level set, whatever the CPU's default
+  // (isa.h's wide_f16_active()), so that level sweeps test every level's code.
+  SettingsGuard()
+      : isa_(active_isa()), bf16_(avx512_bf16_active()), wide_f16_(wide_f16_active()) {
+    set_wide_f16(true);
+  }
   ~SettingsGuard() {
     set_active_isa(isa_);
     set_avx512_bf16(bf16_);
+    set_wide_f16(wide_f16_);
     set_streaming_threshold_bytes(0);
   }
   SettingsGuard(const SettingsGuard&) = delete;
@@ -56,6 +62,7 @@ class SettingsGuard {
  private:
   Isa isa_;
   bool bf16_;
+  bool wide_f16_;
 };
 
 inline uint32_t bits_of(float v) {
