@@ -1,11 +1,11 @@
 // The bfloat16 rounding of the normalization loops, every way it can be
-// done: AVX512-BF16's VCVTNEPS2BF16 (where the CPU has it), Avx512's and
-// the other levels' integer rounding, all against half.h's f32_to_bf16 of
-// the float result (which rounds from double, another implementation).
-// Every bf16 input, with scales and shifts whose products need rounding,
-// fall into float subnormals (which VCVTNEPS2BF16 flushes to zero), tie,
-// overflow, or are NaN (which it encodes with the payload, half.h as
-// 0x7FC0); plain and non-temporal stores, rows of every tail length.
+// done: AVX512-BF16's VCVTNEPS2BF16 and VCVTNE2PS2BF16 (where the CPU has
+// them), Avx512's and the other levels' integer rounding, all against
+// half.h's f32_to_bf16 of the float result (which rounds from double,
+// another implementation). Every bf16 input, with scales and shifts whose
+// products need rounding, fall into float subnormals (which the
+// instructions flush to zero), tie, overflow, or are NaN; plain and
+// non-temporal stores, in place, rows of every tail length.
 #include "kernels/affine_rows.h"
 
 #include <catch2/catch.hpp>

@@ -45,11 +45,11 @@ Isa set_active_isa(Isa wanted) noexcept;
 const char* isa_name(Isa isa) noexcept;
 
 // Whether the Avx512 level's normalization loops (affine_rows.h) round
-// float to bfloat16 with AVX512-BF16's VCVTNEPS2BF16 (Cooper Lake,
-// Sapphire Rapids, Zen 4) instead of integer operations. Same bits either
-// way: the instruction rounds to nearest even like f32_to_bf16, and the
-// vectors it would get wrong (NaN, which half.h encodes as 0x7FC0, and
-// float subnormals, which it flushes to zero) take the integer path.
+// float to bfloat16 with AVX512-BF16's VCVTNEPS2BF16 / VCVTNE2PS2BF16
+// (Cooper Lake, Sapphire Rapids, Zen 4) instead of integer operations. Same
+// bits either way: the instructions round to nearest even and encode NaN
+// as f32_to_bf16 does, and the vectors they would get wrong (float
+// subnormals, which they flush to zero) take the integer path.
 // Initially on where the CPU has it.
 bool avx512_bf16_active() noexcept;
 
@@ -72,7 +72,7 @@ void set_cache_prefetch(bool on) noexcept;
 // (512-bit F16C forms) or at the Avx2 level, 8 at a time. Initially on for
 // Intel CPUs and off elsewhere: on an AMD EPYC (Zen 4) the 512-bit
 // VCVTPH2PS/VCVTPS2PH held BN f16 in cache at 0.65 of memcpy, against
-// 0.84 for the 256-bit forms (docs/performance.md); on Sapphire Rapids the
+// 0.80 with the 256-bit forms (docs/performance.md); on Intel Xeons the
 // 512-bit forms reached 0.88. Never changes results (every level gives the
 // same bits). f16_isa() is the level float16 kernels run at.
 bool wide_f16_active() noexcept;
