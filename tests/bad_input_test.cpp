@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -370,3 +371,39 @@ TEST_CASE("Conv nodes that crashed ONNX's shape inference are refused by every c
   }
   check_refused(save(tmp, "conv.onnx", m), expect, "conv1");
 }
+
+// ONNX 1.12's Gemm-6 shape inference dereferenced null on an input of rank
+// 0 (found by CI's fuzz smoke run: tests/fuzz_regressions/upgrade/). A Gemm
+// with a scalar A is valid enough to load at opset 13 (ONNX's inference
+// only reports it); taking it to opset 6 ran the crashing inference in the
+// check of the converted model. Now the check reports it, naming the node.
+TEST_CASE("a Gemm with a scalar input taken to opset 6 is refused, not a crash", "[cli][errors][upgrade]") {
+  TempDir tmp;
+  onnx::ModelProto m;
+  {
+    std::ifstream in(testdata("fold_cases_opset13.onnx"), std::ios::binary);
+    REQUIRE(m.ParseFromIstream(&in));
+  }
+  bool found = false;
+  for (auto& input : *m.mutable_graph()->mutable_input()) {
+    if (input.name() != "v") continue;
+    input.mutable_type()->mutable_tensor_type()->mutable_shape()->clear_dim();
+    found = true;
+  }
+  REQUIRE(found);
+  const auto model = tmp / "gemm_scalar.onnx";
+  {
+    std::ofstream out(model, std::ios::binary);
+    REQUIRE(m.SerializeToOstream(&out));
+  }
+  for (const char* target : {"6", "1"}) {
+    INFO("--to " << target);
+    const auto r = run_cli({"upgrade", model.string(), "--to", target, "-o", (tmp / "out.onnx").string()});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("node name: gemm_transB") != std::string::npos);
+    CHECK(r.err.find("input 'A' has rank 0; Gemm multiplies matrices (rank 2)") != std::string::npos);
+    CHECK(!fs::exists(tmp / "out.onnx"));
+  }
+}
+

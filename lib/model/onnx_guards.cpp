@@ -32,7 +32,22 @@ void check_conv_pool(onnx::InferenceContext& ctx, int w_index) {
   if (rx >= 0 && rw >= 0 && rx != rw) fail_shape_inference("X has rank ", rx, " and W rank ", rw, "; they must be the same");
 }
 
-void wrap_every_version(const std::string& op, int w_index) {
+// Before: ONNX 1.12's Gemm-6 inference reads the dims of A and B without
+// checking their rank, and dereferences null on a rank-0 input (found by
+// fuzz_upgrade: tests/fuzz_regressions/upgrade/gemm6-scalar-input.onnx).
+// After: A or B of a known rank other than 2 fails as InferenceError at
+// every version, as Gemm-7 and later's own inference does (every version's
+// spec has A (M, K) and B (K, N)).
+void check_gemm(onnx::InferenceContext& ctx) {
+  const char* names[] = {"A", "B"};
+  for (size_t i = 0; i < 2; ++i) {
+    const int r = rank_of(ctx, i);
+    if (r >= 0 && r != 2) fail_shape_inference("input '", names[i], "' has rank ", r, "; Gemm multiplies matrices (rank 2)");
+  }
+}
+
+template <class Check>
+void wrap_every_version(const std::string& op, const Check& check) {
   std::set<const onnx::OpSchema*> seen;
   for (int v = 1; v <= onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second;
        ++v) {
@@ -43,8 +58,8 @@ void wrap_every_version(const std::string& op, int w_index) {
     // The registry owns its schemas as non-const objects; it hands out const
     // pointers only. Replacing the function is done once, before any use.
     const_cast<onnx::OpSchema*>(s)->TypeAndShapeInferenceFunction(
-        [inner, w_index](onnx::InferenceContext& ctx) {
-          check_conv_pool(ctx, w_index);
+        [inner, check](onnx::InferenceContext& ctx) {
+          check(ctx);
           inner(ctx);
         });
   }
@@ -55,11 +70,15 @@ void wrap_every_version(const std::string& op, int w_index) {
 void install_onnx_inference_guards() {
   static std::once_flag once;
   std::call_once(once, [] {
-    wrap_every_version("Conv", 1);
-    wrap_every_version("ConvTranspose", 1);
-    wrap_every_version("ConvInteger", 1);
-    wrap_every_version("QLinearConv", 3);
-    for (const char* pool : {"MaxPool", "AveragePool", "LpPool"}) wrap_every_version(pool, -1);
+    const auto conv_pool = [](int w_index) {
+      return [w_index](onnx::InferenceContext& ctx) { check_conv_pool(ctx, w_index); };
+    };
+    wrap_every_version("Conv", conv_pool(1));
+    wrap_every_version("ConvTranspose", conv_pool(1));
+    wrap_every_version("ConvInteger", conv_pool(1));
+    wrap_every_version("QLinearConv", conv_pool(3));
+    for (const char* pool : {"MaxPool", "AveragePool", "LpPool"}) wrap_every_version(pool, conv_pool(-1));
+    wrap_every_version("Gemm", check_gemm);
   });
 }
 

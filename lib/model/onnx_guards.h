@@ -8,10 +8,13 @@
 //     past the end of X's shape; a ConvTranspose W of rank below 2 reads
 //     W's dim 1 (null pointer; found by fuzz_inspect, see
 //     tests/fuzz_regressions/inspect/).
+// Its Gemm-6 inference dereferences null when A or B has rank 0 (found by
+// fuzz_upgrade, tests/fuzz_regressions/upgrade/).
 // install_onnx_inference_guards() wraps the inference function of every
 // version of Conv, ConvTranspose, ConvInteger, QLinearConv, MaxPool,
-// AveragePool and LpPool in ONNX's schema registry with a check that fails
-// the way ONNX's own checks fail (onnx::InferenceError) on those inputs.
+// AveragePool and LpPool, and of Gemm (A and B must have rank 2), in ONNX's
+// schema registry with a check that fails the way ONNX's own checks fail
+// (onnx::InferenceError) on those inputs.
 // Wrapping the schemas, not checking the model beforehand, also covers
 // ranks that inference itself derives mid-graph, in subgraphs, inside
 // ONNX's checker and inside its version converter.
