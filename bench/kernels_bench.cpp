@@ -16,6 +16,11 @@
 // (BNORM_CACHE_PREFETCH=0 or 1 in the environment overrides isa.h's
 // cache_prefetch_active() default for the run, BNORM_WIDE_F16=0 or 1 its
 // wide_f16_active().)
+// GCC 12's AVX-512 intrinsics start from an "undefined" vector that
+// -Wmaybe-uninitialized reports once inlined (GCC bug 105593; simd.h too).
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 #include <omp.h>
@@ -236,6 +241,107 @@ void BM_ceiling_f16_round_trip(benchmark::State& state) {
   report(state, 2 * n * sizeof(f16));
 }
 
+// The same round trip with the 256-bit forms (F16C), which is what float16
+// kernels run on CPUs other than Intel's (isa.h's wide_f16_active()): on an
+// AMD EPYC (Zen 4) the 512-bit forms are the slower (docs/performance.md).
+__attribute__((target("avx2,f16c"))) void f16_round_trip_256(const f16* x, f16* y, size_t n) {
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256 v[4];
+    for (int k = 0; k < 4; ++k)
+      v[k] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i + 8 * k)));
+    for (int k = 0; k < 4; ++k)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i + 8 * k),
+                       _mm256_cvtps_ph(v[k], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  for (; i < n; ++i) y[i] = f32_to_f16(f16_to_f32(x[i]));
+}
+
+void BM_ceiling_f16_round_trip_256(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("f16c")) {
+    state.SkipWithError("needs AVX2 and F16C");
+    return;
+  }
+  omp_set_num_threads(threads_arg(state));
+  const size_t n = shape_arg(state).elements();
+  const Buffer<f16> x = input<f16>(n);
+  Buffer<f16> y(n, f16{});
+  run_split(state, n, 32, [&](size_t begin, size_t end) {
+    f16_round_trip_256(x.get() + begin, y.get() + begin, end - begin);
+  });
+  report(state, 2 * n * sizeof(f16));
+}
+
+// Ceilings of InstanceNormalization's loop with float32 statistics, which
+// the kernels do not use (docs/semantics.md: they stay float64): rows of S
+// floats, row r normalized (y = (x - m) * a + b, fixed m, a, b) while the
+// sums of row r + 1 are taken, as normalize_and_moments does, but each
+// lane's x - k and (x - k)^2 added in float32 over 8 blocks of 32 elements
+// before float64. `same_row` normalizes row r + 1 itself, from L1: the
+// loop as if the cache reuse of IN's second read were perfect. Counted as
+// InstanceNormalization counts; the ratios to memcpy bound what float32
+// statistics could buy (docs/performance.md, 2026-11-24 afternoon).
+__attribute__((target("avx512f,avx512dq,fma"))) double in_rows_f32_stats(const float* x, float* y,
+                                                                      size_t rows, size_t S,
+                                                                      bool same_row) {
+  const __m512 m = _mm512_set1_ps(0.5f), a = _mm512_set1_ps(1.5f), b = _mm512_set1_ps(0.25f);
+  const __m512 neg_k = _mm512_set1_ps(-0.5f);
+  double total = 0;
+  for (size_t r = 0; r + 1 < rows; ++r) {
+    const float* next = x + (r + 1) * S;
+    const float* xr = same_row ? next : x + r * S;
+    float* yr = y + r * S;
+    __m512d s1[4], s2[4];
+    for (int k = 0; k < 4; ++k) s1[k] = s2[k] = _mm512_setzero_pd();
+    size_t i = 0;
+    for (; i + 256 <= S; i += 256) {
+      __m512 f1[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+      __m512 f2[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+      for (size_t j = i; j < i + 256; j += 32) {
+        for (int v = 0; v < 2; ++v) {
+          const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(xr + j + 16 * v), m);
+          _mm512_storeu_ps(yr + j + 16 * v, _mm512_fmadd_ps(d, a, b));
+          const __m512 e = _mm512_add_ps(_mm512_loadu_ps(next + j + 16 * v), neg_k);
+          f1[v] = _mm512_add_ps(f1[v], e);
+          f2[v] = _mm512_fmadd_ps(e, e, f2[v]);
+        }
+      }
+      for (int v = 0; v < 2; ++v) {
+        s1[2 * v] = _mm512_add_pd(s1[2 * v], _mm512_cvtps_pd(_mm512_castps512_ps256(f1[v])));
+        s1[2 * v + 1] = _mm512_add_pd(s1[2 * v + 1], _mm512_cvtps_pd(_mm512_extractf32x8_ps(f1[v], 1)));
+        s2[2 * v] = _mm512_add_pd(s2[2 * v], _mm512_cvtps_pd(_mm512_castps512_ps256(f2[v])));
+        s2[2 * v + 1] = _mm512_add_pd(s2[2 * v + 1], _mm512_cvtps_pd(_mm512_extractf32x8_ps(f2[v], 1)));
+      }
+    }
+    for (; i < S; ++i) {
+      yr[i] = (xr[i] - 0.5f) * 1.5f + 0.25f;
+      total += next[i];
+    }
+    for (int k = 0; k < 4; ++k) total += _mm512_reduce_add_pd(s1[k]) + _mm512_reduce_add_pd(s2[k]);
+  }
+  return total;
+}
+
+void ceiling_in_f32_stats(benchmark::State& state, bool same_row) {
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
+    state.SkipWithError("needs AVX-512");
+    return;
+  }
+  omp_set_num_threads(threads_arg(state));
+  const NcsShape shape = shape_arg(state);
+  const size_t rows = shape.n * shape.c;
+  const Buffer<float> x = input<float>(shape.elements());
+  Buffer<float> y(shape.elements(), 0.0f);
+  run_split(state, rows, 1, [&](size_t r0, size_t r1) {
+    benchmark::DoNotOptimize(
+        in_rows_f32_stats(x.get() + r0 * shape.s, y.get() + r0 * shape.s, r1 - r0, shape.s, same_row));
+  });
+  report(state, 2 * shape.elements() * sizeof(float));
+}
+
+void BM_ceiling_in_f32_stats(benchmark::State& state) { ceiling_in_f32_stats(state, false); }
+void BM_ceiling_in_f32_stats_one_read(benchmark::State& state) { ceiling_in_f32_stats(state, true); }
+
 void shapes_and_threads(benchmark::internal::Benchmark* b) {
   b->ArgNames({"shape", "threads"});
   for (int shape : {0, 1}) {
@@ -262,6 +368,9 @@ BENCHMARK(BM_bn_train_f32)->Apply(training_shapes);
 BENCHMARK(BM_instance_norm_f32)->Apply(shapes_and_threads);
 BENCHMARK(BM_ceiling_f16_round_trip)->Apply(shapes_and_threads);
 BENCHMARK(BM_ceiling_stats_f64)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_f16_round_trip_256)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_in_f32_stats)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_in_f32_stats_one_read)->Apply(shapes_and_threads);
 
 }  // namespace
 
