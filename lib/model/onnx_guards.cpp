@@ -46,6 +46,23 @@ void check_gemm(onnx::InferenceContext& ctx) {
   }
 }
 
+// Before: the inference of RNN-1, GRU-3 and LSTM-1 reads dims 0 and 1 of
+// any X (later versions check the rank themselves); STFT-17's reads dims of
+// any signal; Scan's uses its 'body' graph without checking it is there.
+// After: X of a known rank other than 3 ([seq_length, batch_size,
+// input_size], every version's spec), a signal of a known rank other than 3
+// ([batch_size, signal_length, 1 or 2]) and a Scan without 'body' fail as
+// InferenceError.
+void check_rank3_input(onnx::InferenceContext& ctx, const char* op, const char* input) {
+  const int r = rank_of(ctx, 0);
+  if (r >= 0 && r != 3) fail_shape_inference("input '", input, "' has rank ", r, "; ", op, " takes ", input, " of rank 3");
+}
+
+void check_scan(onnx::InferenceContext& ctx) {
+  const onnx::AttributeProto* body = ctx.getAttribute("body");
+  if (body == nullptr || !body->has_g()) fail_shape_inference("attribute 'body' is missing; Scan needs its graph");
+}
+
 template <class Check>
 void wrap_every_version(const std::string& op, const Check& check) {
   std::set<const onnx::OpSchema*> seen;
@@ -79,6 +96,11 @@ void install_onnx_inference_guards() {
     wrap_every_version("QLinearConv", conv_pool(3));
     for (const char* pool : {"MaxPool", "AveragePool", "LpPool"}) wrap_every_version(pool, conv_pool(-1));
     wrap_every_version("Gemm", check_gemm);
+    for (const char* rnn : {"RNN", "GRU", "LSTM"}) {
+      wrap_every_version(rnn, [rnn](onnx::InferenceContext& ctx) { check_rank3_input(ctx, rnn, "X"); });
+    }
+    wrap_every_version("STFT", [](onnx::InferenceContext& ctx) { check_rank3_input(ctx, "STFT", "signal"); });
+    wrap_every_version("Scan", check_scan);
   });
 }
 

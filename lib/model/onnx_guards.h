@@ -9,10 +9,13 @@
 //     W's dim 1 (null pointer; found by fuzz_inspect, see
 //     tests/fuzz_regressions/inspect/).
 // Its Gemm-6 inference dereferences null when A or B has rank 0 (found by
-// fuzz_upgrade, tests/fuzz_regressions/upgrade/).
+// fuzz_upgrade, tests/fuzz_regressions/upgrade/); a sweep of every op and
+// version with inputs of rank 0 to 3 then found RNN-1, GRU-3 and LSTM-1
+// (X), STFT-17 (signal) and Scan without its 'body' graph.
 // install_onnx_inference_guards() wraps the inference function of every
 // version of Conv, ConvTranspose, ConvInteger, QLinearConv, MaxPool,
-// AveragePool and LpPool, and of Gemm (A and B must have rank 2), in ONNX's
+// AveragePool and LpPool, of Gemm (A and B must have rank 2), RNN, GRU,
+// LSTM and STFT (X or signal of rank 3) and Scan (a 'body' graph) in ONNX's
 // schema registry with a check that fails the way ONNX's own checks fail
 // (onnx::InferenceError) on those inputs.
 // Wrapping the schemas, not checking the model beforehand, also covers

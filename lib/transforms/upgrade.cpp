@@ -178,6 +178,29 @@ void check_names_defined(const GraphIndex& index) {
   }
 }
 
+// ONNX's converter's Gemm 6 -> 7 adapter reads dims 0 and 1 of A and B
+// whatever their rank (a null dereference on rank 0; found by fuzz_upgrade).
+// Gemm multiplies matrices at every version: refuse A or B of another
+// declared rank by name first.
+void check_gemm_ranks(const GraphIndex& index) {
+  for (const auto& scope : index.scopes()) {
+    for (const auto& node : scope->graph->node()) {
+      if (node.op_type() != "Gemm" || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+      const char* names[] = {"A", "B"};
+      for (int i = 0; i < 2 && i < node.input_size(); ++i) {
+        const onnx::TypeProto* t = index.declared_type(*scope, node.input(i));
+        if (t == nullptr || !t->has_tensor_type() || !t->tensor_type().has_shape()) continue;
+        const int rank = t->tensor_type().shape().dim_size();
+        if (rank != 2) {
+          throw Error(ErrorKind::input, fmt::format("input '{}' ('{}') has rank {}; Gemm multiplies matrices (rank 2)",
+                                                    names[i], node.input(i), rank))
+              .at_node(node.name(), node.op_type());
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
@@ -200,6 +223,7 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   if (to < from) check_downgrade_shapes(inferred, from, to);
   const GraphIndex index(inferred);
   check_names_defined(index);
+  check_gemm_ranks(index);
 
   // Constants the input reads; those the steps stop reading (e.g. spatial = 0
   // parameters replaced by flattened copies) are removed at the end.
