@@ -226,19 +226,26 @@ __attribute__((target("avx512f"))) void f16_round_trip(const f16* x, f16* y, siz
   for (; i < n; ++i) y[i] = f32_to_f16(f16_to_f32(x[i]));
 }
 
-void BM_ceiling_f16_round_trip(benchmark::State& state) {
-  if (!__builtin_cpu_supports("avx512f")) {
-    state.SkipWithError("needs AVX-512");
+// A round trip loop over the whole f16 buffer, split over the threads at
+// multiples of `granule` elements; `supported` false skips the benchmark.
+void f16_round_trip_bench(benchmark::State& state, bool supported, const char* needs,
+                          void (*loop)(const f16*, f16*, size_t), size_t granule) {
+  if (!supported) {
+    state.SkipWithError(needs);
     return;
   }
   omp_set_num_threads(threads_arg(state));
   const size_t n = shape_arg(state).elements();
   const Buffer<f16> x = input<f16>(n);
   Buffer<f16> y(n, f16{});
-  run_split(state, n, 64, [&](size_t begin, size_t end) {
-    f16_round_trip(x.get() + begin, y.get() + begin, end - begin);
+  run_split(state, n, granule, [&](size_t begin, size_t end) {
+    loop(x.get() + begin, y.get() + begin, end - begin);
   });
   report(state, 2 * n * sizeof(f16));
+}
+
+void BM_ceiling_f16_round_trip(benchmark::State& state) {
+  f16_round_trip_bench(state, __builtin_cpu_supports("avx512f"), "needs AVX-512", f16_round_trip, 64);
 }
 
 // The same round trip with the 256-bit forms (F16C), which is what float16
@@ -258,18 +265,8 @@ __attribute__((target("avx2,f16c"))) void f16_round_trip_256(const f16* x, f16* 
 }
 
 void BM_ceiling_f16_round_trip_256(benchmark::State& state) {
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("f16c")) {
-    state.SkipWithError("needs AVX2 and F16C");
-    return;
-  }
-  omp_set_num_threads(threads_arg(state));
-  const size_t n = shape_arg(state).elements();
-  const Buffer<f16> x = input<f16>(n);
-  Buffer<f16> y(n, f16{});
-  run_split(state, n, 32, [&](size_t begin, size_t end) {
-    f16_round_trip_256(x.get() + begin, y.get() + begin, end - begin);
-  });
-  report(state, 2 * n * sizeof(f16));
+  f16_round_trip_bench(state, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"),
+                       "needs AVX2 and F16C", f16_round_trip_256, 32);
 }
 
 // Ceilings of InstanceNormalization's loop with float32 statistics, which

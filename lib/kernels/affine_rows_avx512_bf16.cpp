@@ -1,11 +1,13 @@
 // The normalization loops of affine_rows.h for bfloat16 data at the Avx512
-// level on CPUs with AVX512-BF16 (see affine_rows_impl.h and simd.h's
-// Avx512Bf16): the same loops as affine_rows_avx512.cpp, the rounding to
-// bfloat16 done by VCVTNEPS2BF16, the same bits.
+// level on CPUs with AVX512-BF16 (see affine_rows_impl.h, and
+// simd_avx512_bf16.h's Avx512Bf16): the same loops as
+// affine_rows_avx512.cpp, the rounding to bfloat16 done by AVX512-BF16's
+// instructions, the same bits.
 #pragma GCC optimize("fp-contract=off")
 #pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
 
 #include "kernels/affine_rows_impl.h"
+#include "kernels/simd_avx512_bf16.h"
 
 namespace bnorm::kernels::detail {
 

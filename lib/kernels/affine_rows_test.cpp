@@ -72,7 +72,7 @@ TEST_CASE("bfloat16 outputs round as f32_to_bf16 with and without AVX512-BF16") 
   }
 }
 
-// Groups of 64 elements are rounded together (simd.h's Avx512Bf16): one
+// Groups of 64 elements are rounded together (simd_avx512_bf16.h's Avx512Bf16): one
 // zero result sends the group to a closer look, where only a vector holding
 // a float subnormal takes the integer rounding. Zeros, signed zeros and a
 // single subnormal at every position of a group, among ordinary values.

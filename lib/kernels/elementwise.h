@@ -66,7 +66,7 @@ inline void map_partial(const Tin* x, Tout* y, size_t i, size_t count, Op op) no
 }
 
 // Groups of four vectors: through the level's load4 / store4 / stream4
-// where it has them for that storage type (simd.h's Avx512Bf16 for bf16),
+// where it has them for that storage type (simd_avx512_bf16.h's Avx512Bf16 for bf16),
 // else a vector at a time.
 template <class I, class T, class V, class = void>
 struct HasGroupLoad : std::false_type {};
