@@ -1,0 +1,239 @@
+// Ceilings: loops that do part of a kernel's work, or all of it under
+// ideal conditions, measured like the kernels (bench/kernels_bench.cpp) and
+// in the same program, so that their ratios to memcpy bound what a kernel
+// can reach on the machine (docs/performance.md).
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593, as in kernels_bench.cpp
+#endif
+#include <benchmark/benchmark.h>
+#include <immintrin.h>
+#include <omp.h>
+
+#include <vector>
+
+#include "bench_support.h"
+#include "kernels/bn_train.h"
+#include "kernels/half.h"
+#include "kernels/instance_norm.h"
+
+namespace {
+
+using namespace bnorm::bench;
+
+// The ceiling of InstanceNormalization and BN training with statistics in
+// float64 (docs/semantics.md): the per-channel mean and variance of X
+// alone, with no normalization pass and no output, counted as
+// InstanceNormalization counts (read X + write Y). On [1, 64, 56, 56]
+// IN's rows and BN's channels are the same 3136 elements, so this is the
+// statistics work of either kernel; the ratio of this row to memcpy bounds
+// IN's ratio, and (times 1.5, training counting X twice) training's.
+void BM_ceiling_stats_f64(benchmark::State& state) {
+  omp_set_num_threads(threads_arg(state));
+  const NcsShape shape = shape_arg(state);
+  const Buffer<float> x = input<float>(shape.elements());
+  std::vector<double> mean(shape.c), var(shape.c);
+  for (auto _ : state) {
+    bn_batch_stats_f32(x.get(), shape, mean.data(), var.data());
+    benchmark::DoNotOptimize(mean.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, 2 * shape.elements() * sizeof(float));
+}
+
+// The ceiling of any exact f16 kernel at the AVX-512 level: F16C decoding
+// to float and encoding back (round to nearest even), nothing else, four
+// vectors per iteration like the kernels. Whatever a BN f16 kernel adds
+// (the multiply-add, NaN handling) can only be slower; the ratio of this
+// row to memcpy bounds the ratio any exact f16 kernel can reach here.
+__attribute__((target("avx512f"))) void f16_round_trip(const f16* x, f16* y, size_t n) {
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m512 v[4];
+    for (int k = 0; k < 4; ++k)
+      v[k] = _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 16 * k)));
+    for (int k = 0; k < 4; ++k)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i + 16 * k),
+                          _mm512_maskz_cvtps_ph(0xFFFF, v[k], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  for (; i < n; ++i) y[i] = f32_to_f16(f16_to_f32(x[i]));
+}
+
+// A round trip loop over the whole f16 buffer, split over the threads at
+// multiples of `granule` elements; `supported` false skips the benchmark.
+void f16_round_trip_bench(benchmark::State& state, bool supported, const char* needs,
+                          void (*loop)(const f16*, f16*, size_t), size_t granule) {
+  if (!supported) {
+    state.SkipWithError(needs);
+    return;
+  }
+  omp_set_num_threads(threads_arg(state));
+  const size_t n = shape_arg(state).elements();
+  const Buffer<f16> x = input<f16>(n);
+  Buffer<f16> y(n, f16{});
+  run_split(state, n, granule, [&](size_t begin, size_t end) {
+    loop(x.get() + begin, y.get() + begin, end - begin);
+  });
+  report(state, 2 * n * sizeof(f16));
+}
+
+void BM_ceiling_f16_round_trip(benchmark::State& state) {
+  f16_round_trip_bench(state, __builtin_cpu_supports("avx512f"), "needs AVX-512", f16_round_trip, 64);
+}
+
+// The same round trip with the 256-bit forms (F16C), which is what float16
+// kernels run on CPUs other than Intel's (isa.h's wide_f16_active()): on an
+// AMD EPYC (Zen 4) the 512-bit forms are the slower (docs/performance.md).
+__attribute__((target("avx2,f16c"))) void f16_round_trip_256(const f16* x, f16* y, size_t n) {
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256 v[4];
+    for (int k = 0; k < 4; ++k)
+      v[k] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i + 8 * k)));
+    for (int k = 0; k < 4; ++k)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i + 8 * k),
+                       _mm256_cvtps_ph(v[k], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  for (; i < n; ++i) y[i] = f32_to_f16(f16_to_f32(x[i]));
+}
+
+void BM_ceiling_f16_round_trip_256(benchmark::State& state) {
+  f16_round_trip_bench(state, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"),
+                       "needs AVX2 and F16C", f16_round_trip_256, 32);
+}
+
+// Ceilings of InstanceNormalization's loop with float32 statistics, which
+// the kernels do not use (docs/semantics.md: they stay float64): rows of S
+// floats, row r normalized (y = (x - m) * a + b, fixed m, a, b) while the
+// sums of row r + 1 are taken, as normalize_and_moments does, but each
+// lane's x - k and (x - k)^2 added in float32 over 8 blocks of 32 elements
+// before float64. `same_row` normalizes row r + 1 itself, from L1: the
+// loop as if the cache reuse of IN's second read were perfect. Counted as
+// InstanceNormalization counts; the ratios to memcpy bound what float32
+// statistics could buy (docs/performance.md, 2026-11-24 afternoon).
+__attribute__((target("avx512f,avx512dq,fma"))) double in_rows_f32_stats(const float* x, float* y,
+                                                                      size_t rows, size_t S,
+                                                                      bool same_row) {
+  const __m512 m = _mm512_set1_ps(0.5f), a = _mm512_set1_ps(1.5f), b = _mm512_set1_ps(0.25f);
+  const __m512 neg_k = _mm512_set1_ps(-0.5f);
+  double total = 0;
+  for (size_t r = 0; r + 1 < rows; ++r) {
+    const float* next = x + (r + 1) * S;
+    const float* xr = same_row ? next : x + r * S;
+    float* yr = y + r * S;
+    __m512d s1[4], s2[4];
+    for (int k = 0; k < 4; ++k) s1[k] = s2[k] = _mm512_setzero_pd();
+    size_t i = 0;
+    for (; i + 256 <= S; i += 256) {
+      __m512 f1[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+      __m512 f2[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+      for (size_t j = i; j < i + 256; j += 32) {
+        for (int v = 0; v < 2; ++v) {
+          const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(xr + j + 16 * v), m);
+          _mm512_storeu_ps(yr + j + 16 * v, _mm512_fmadd_ps(d, a, b));
+          const __m512 e = _mm512_add_ps(_mm512_loadu_ps(next + j + 16 * v), neg_k);
+          f1[v] = _mm512_add_ps(f1[v], e);
+          f2[v] = _mm512_fmadd_ps(e, e, f2[v]);
+        }
+      }
+      for (int v = 0; v < 2; ++v) {
+        s1[2 * v] = _mm512_add_pd(s1[2 * v], _mm512_cvtps_pd(_mm512_castps512_ps256(f1[v])));
+        s1[2 * v + 1] = _mm512_add_pd(s1[2 * v + 1], _mm512_cvtps_pd(_mm512_extractf32x8_ps(f1[v], 1)));
+        s2[2 * v] = _mm512_add_pd(s2[2 * v], _mm512_cvtps_pd(_mm512_castps512_ps256(f2[v])));
+        s2[2 * v + 1] = _mm512_add_pd(s2[2 * v + 1], _mm512_cvtps_pd(_mm512_extractf32x8_ps(f2[v], 1)));
+      }
+    }
+    for (; i < S; ++i) {
+      yr[i] = (xr[i] - 0.5f) * 1.5f + 0.25f;
+      total += next[i];
+    }
+    for (int k = 0; k < 4; ++k) total += _mm512_reduce_add_pd(s1[k]) + _mm512_reduce_add_pd(s2[k]);
+  }
+  return total;
+}
+
+void ceiling_in_f32_stats(benchmark::State& state, bool same_row) {
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
+    state.SkipWithError("needs AVX-512");
+    return;
+  }
+  omp_set_num_threads(threads_arg(state));
+  const NcsShape shape = shape_arg(state);
+  const size_t rows = shape.n * shape.c;
+  const Buffer<float> x = input<float>(shape.elements());
+  Buffer<float> y(shape.elements(), 0.0f);
+  run_split(state, rows, 1, [&](size_t r0, size_t r1) {
+    benchmark::DoNotOptimize(
+        in_rows_f32_stats(x.get() + r0 * shape.s, y.get() + r0 * shape.s, r1 - r0, shape.s, same_row));
+  });
+  report(state, 2 * shape.elements() * sizeof(float));
+}
+
+void BM_ceiling_in_f32_stats(benchmark::State& state) { ceiling_in_f32_stats(state, false); }
+void BM_ceiling_in_f32_stats_one_read(benchmark::State& state) { ceiling_in_f32_stats(state, true); }
+
+// The ceiling of InstanceNormalization's arithmetic alone, with no memory
+// traffic: the instructions of its loop at the AVX-512 level
+// (normalize_and_moments in lib/kernels/moments.cpp), per 32 elements
+//   the float64 moments of one row: 4 x (convert 8 floats to float64,
+//       subtract the shift, add, fma the square)
+//   the normalization of another: 2 x (load 16 floats, subtract m, fma, store)
+// on three blocks of 2048 floats (24 KB) that stay in L1, repeated over as
+// many elements as the shape has and counted as InstanceNormalization
+// counts. The time is what the core needs to compute, whatever memory
+// does, so the ratio of this row to memcpy bounds InstanceNormalization's.
+__attribute__((target("avx512f,avx512dq,fma"))) double in_compute(const float* a, const float* b,
+                                                                float* c, size_t n,
+                                                                size_t elements) {
+  const __m512d k = _mm512_set1_pd(0.5);
+  const __m512 m = _mm512_set1_ps(0.5f), sa = _mm512_set1_ps(1.5f), sb = _mm512_set1_ps(0.25f);
+  __m512d s1[4], s2[4];
+  for (int v = 0; v < 4; ++v) s1[v] = s2[v] = _mm512_setzero_pd();
+  for (size_t done = 0; done < elements; done += n) {
+    for (size_t i = 0; i + 32 <= n; i += 32) {
+      for (int v = 0; v < 2; ++v) {
+        const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(b + i + 16 * v), m);
+        _mm512_storeu_ps(c + i + 16 * v, _mm512_fmadd_ps(d, sa, sb));
+      }
+      for (int v = 0; v < 4; ++v) {
+        const __m512d e = _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(a + i + 8 * v)), k);
+        s1[v] = _mm512_add_pd(s1[v], e);
+        s2[v] = _mm512_fmadd_pd(e, e, s2[v]);
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  double lanes[8];
+  double total = 0;
+  for (int v = 0; v < 4; ++v) {
+    _mm512_storeu_pd(lanes, _mm512_add_pd(s1[v], s2[v]));
+    for (const double l : lanes) total += l;
+  }
+  return total;
+}
+
+void BM_ceiling_in_compute(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
+    state.SkipWithError("needs AVX-512");
+    return;
+  }
+  omp_set_num_threads(threads_arg(state));
+  const NcsShape shape = shape_arg(state);
+  constexpr size_t kBlock = 2048;
+  std::vector<Buffer<float>> blocks;
+  for (int t = 0; t < 3 * omp_get_max_threads(); ++t) blocks.push_back(input<float>(kBlock));
+  run_split(state, shape.elements(), kBlock, [&](size_t begin, size_t end) {
+    const size_t t = 3 * static_cast<size_t>(omp_get_thread_num());
+    benchmark::DoNotOptimize(in_compute(blocks[t].get(), blocks[t + 1].get(), blocks[t + 2].get(),
+                                        kBlock, end - begin));
+  });
+  report(state, 2 * shape.elements() * sizeof(float));
+}
+
+BENCHMARK(BM_ceiling_f16_round_trip)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_stats_f64)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_f16_round_trip_256)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_in_f32_stats)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_in_f32_stats_one_read)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_in_compute)->Apply(shapes_and_threads);
+
+}  // namespace
