@@ -6,7 +6,10 @@ Usage: build/bnorm_bench --benchmark_format=json [--benchmark_repetitions=N ...]
 Prints, per kernel, shape and thread count: GB/s (the median aggregate when
 the run has repetitions, else the median of the entries), memcpy's GB/s for the same
 shape, threads and element size (f16 / bf16 kernels against memcpy<f16>),
-and their ratio.
+and their ratio; with repetitions, also the coefficient of variation of
+the kernel's and of memcpy's rate over the repetitions (cv %, Google
+Benchmark's "cv" aggregate), to tell a ratio's distance from a target
+from run-to-run noise.
 """
 import json
 import re
@@ -21,26 +24,39 @@ def main(path):
     with open(path) as f:
         run = json.load(f)
     rates = {}
+    cvs = {}
     has_aggregates = any(b.get("run_type") == "aggregate" for b in run["benchmarks"])
     for b in run["benchmarks"]:
-        if has_aggregates and b.get("aggregate_name") != "median":
-            continue
         m = NAME.match(b["name"])
         if not m or "bytes_per_second" not in b:
             continue
+        if has_aggregates and b.get("aggregate_name") == "cv":
+            cvs[m.groups()] = 100 * b["bytes_per_second"]
+        if has_aggregates and b.get("aggregate_name") != "median":
+            continue
         rates.setdefault(m.groups(), []).append(b["bytes_per_second"] / 1e9)
     rate = {k: statistics.median(v) for k, v in rates.items()}
-    print(f"{'kernel':34} {'shape':17} {'threads':>7} {'GB/s':>8} {'memcpy':>8} {'ratio':>6}")
+    print(f"{'kernel':34} {'shape':17} {'threads':>7} {'GB/s':>8} {'memcpy':>8} {'ratio':>6}"
+          + (f" {'cv %':>11}" if cvs else ""))
     order = lambda k: (k[0], k[1], k[2] == "0")  # kernel, shape, 1 thread before all
     for (kernel, shape, threads), gbs in sorted(rate.items(), key=lambda kv: order(kv[0])):
         if kernel.startswith("BM_memcpy"):
             continue
         half = "f16" in kernel or "bf16" in kernel
-        base = rate.get(("BM_memcpy<f16>" if half else "BM_memcpy<float>", shape, threads))
+        base_key = ("BM_memcpy<f16>" if half else "BM_memcpy<float>", shape, threads)
+        base = rate.get(base_key)
         ratio = f"{gbs / base:6.2f}" if base else "     -"
         base_text = f"{base:8.2f}" if base else "       -"
         print(f"{kernel:34} {SHAPES.get(shape, shape):17} {threads if threads != '0' else 'all':>7} "
-              f"{gbs:8.2f} {base_text} {ratio}")
+              f"{gbs:8.2f} {base_text} {ratio}" + cv_text(cvs, (kernel, shape, threads), base_key))
+
+
+def cv_text(cvs, key, base_key):
+    """' kernel/memcpy' cv in percent, '-' where a run has none."""
+    if not cvs:
+        return ""
+    show = lambda k: f"{cvs[k]:.1f}" if k in cvs else "-"
+    return f" {show(key) + '/' + show(base_key):>11}"
 
 
 if __name__ == "__main__":
