@@ -15,7 +15,7 @@
 // Run: build/bnorm_bench [--benchmark_filter=...] [--benchmark_repetitions=N]
 // (BNORM_CACHE_PREFETCH=0 or 1 in the environment overrides isa.h's
 // cache_prefetch_active() default for the run, BNORM_WIDE_F16=0 or 1 its
-// wide_f16_active().)
+// wide_f16_active(), BNORM_CHUNK_PREFETCH=0 or 1 its chunk_prefetch_active().)
 //
 // The ceilings (loops that bound what a kernel can reach) are in
 // bench/ceilings_bench.cpp, in the same program; the shapes, buffers and
@@ -136,10 +136,13 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("BNORM_CACHE_PREFETCH")) set_cache_prefetch(v[0] == '1');
   // BNORM_WIDE_F16=0/1 likewise for isa.h's wide_f16_active().
   if (const char* v = std::getenv("BNORM_WIDE_F16")) set_wide_f16(v[0] == '1');
+  // BNORM_CHUNK_PREFETCH=0/1 likewise for isa.h's chunk_prefetch_active().
+  if (const char* v = std::getenv("BNORM_CHUNK_PREFETCH")) set_chunk_prefetch(v[0] == '1');
   benchmark::AddCustomContext("kernels_isa", isa_name(active_isa()));
   benchmark::AddCustomContext("avx512_bf16", avx512_bf16_active() ? "on" : "off");
   benchmark::AddCustomContext("cache_prefetch", cache_prefetch_active() ? "on" : "off");
   benchmark::AddCustomContext("wide_f16", wide_f16_active() ? "on" : "off");
+  benchmark::AddCustomContext("chunk_prefetch", chunk_prefetch_active() ? "on" : "off");
   benchmark::AddCustomContext("streaming_threshold_bytes",
                               std::to_string(streaming_threshold_bytes()));
   benchmark::RunSpecifiedBenchmarks();

@@ -42,7 +42,7 @@ std::atomic<bool>& bf16_active() noexcept {
 }
 
 // Intel's CPUs get the tunings measured on them (isa.h: cache_prefetch,
-// wide_f16); the others those measured on AMD Zen 4.
+// chunk_prefetch, wide_f16); the others those measured on AMD Zen 4.
 bool cpu_is_intel() noexcept {
 #if BNORM_SIMD_LEVELS
   __builtin_cpu_init();
@@ -53,6 +53,11 @@ bool cpu_is_intel() noexcept {
 }
 
 std::atomic<bool>& cache_prefetch() noexcept {
+  static std::atomic<bool> on{cpu_is_intel()};
+  return on;
+}
+
+std::atomic<bool>& chunk_prefetch() noexcept {
   static std::atomic<bool> on{cpu_is_intel()};
   return on;
 }
@@ -120,6 +125,14 @@ bool cache_prefetch_active() noexcept {
 
 void set_cache_prefetch(bool on) noexcept {
   cache_prefetch().store(on, std::memory_order_relaxed);
+}
+
+bool chunk_prefetch_active() noexcept {
+  return chunk_prefetch().load(std::memory_order_relaxed);
+}
+
+void set_chunk_prefetch(bool on) noexcept {
+  chunk_prefetch().store(on, std::memory_order_relaxed);
 }
 
 bool wide_f16_active() noexcept {

@@ -68,6 +68,17 @@ bool cache_prefetch_active() noexcept;
 // Sets it; process-wide, for tests and benchmarks.
 void set_cache_prefetch(bool on) noexcept;
 
+// Whether the statistics loops (moments.cpp) prefetch the next chunk of
+// their data into L2 while they work on this one. Initially on for Intel
+// CPUs, where the loops were written and measured with it (Sapphire
+// Rapids), and off elsewhere: on an AMD EPYC (Zen 4) InstanceNormalization
+// out of cache measured 0.82 to 0.88 of memcpy without it, 0.71 to 0.73
+// with it, and BN training and InstanceNormalization in cache a few
+// percent faster (docs/performance.md, 2026-11-24 evening). Never changes
+// results.
+bool chunk_prefetch_active() noexcept;
+void set_chunk_prefetch(bool on) noexcept;
+
 // Whether float16 data at the Avx512 level are converted 16 at a time
 // (512-bit F16C forms) or at the Avx2 level, 8 at a time. Initially on for
 // Intel CPUs and off elsewhere: on an AMD EPYC (Zen 4) the 512-bit

@@ -36,7 +36,9 @@ inline double add_lanes(double* lane) noexcept {
 // works on this one from L1 (the prefetches wait when too many are in
 // flight). Into L2 (T1), not L1: T1 measured about 10% faster out of cache
 // on an AMD EPYC (Zen 4) core (docs/performance.md, 2026-11-23); the next
-// chunk moves from L2 to L1 on its first pass.
+// chunk moves from L2 to L1 on its first pass. Only where
+// chunk_prefetch_active() (isa.h): on AMD Zen 4 the loops ran faster
+// without it, in and out of cache.
 class Prefetcher {
  public:
   Prefetcher(const char* p, size_t begin, size_t end, size_t steps) noexcept
@@ -191,17 +193,18 @@ struct NoRow {
 // stores), the rest in finish(). Each element is rounded as the Centered
 // mode of affine_rows rounds it (a subtraction, then fma(d, a, b)), so the
 // result is the same bits.
-template <class I>
+template <class I, bool kStream>
 class CenteredRow {
  public:
   static constexpr size_t kStep = kLanes;  // one pass over each chunk of the other row
 
-  CenteredRow(const float* x, float* y, size_t n, const RowOp<float>& op, bool stream) noexcept
+  // kStream: y is written with non-temporal stores, after a scalar head up
+  // to its first aligned vector (the caller checked that y is
+  // element-aligned: stream_head() below).
+  CenteredRow(const float* x, float* y, size_t n, const RowOp<float>& op) noexcept
       : x_(x), y_(y), n_(n), sm_(op.m), sa_(op.a), sb_(op.b),
         m_(simd::splat<F>(op.m)), a_(simd::splat<F>(op.a)), b_(simd::splat<F>(op.b)) {
-    const size_t head = stream ? simd::elements_to_alignment(y, kF) : SIZE_MAX;
-    stream_ = head != SIZE_MAX;
-    if (stream_) scalar(std::min(head, n));
+    if constexpr (kStream) scalar(std::min(simd::elements_to_alignment(y, kF), n));
   }
 
   void step() noexcept {
@@ -215,6 +218,11 @@ class CenteredRow {
     scalar(n_ - i_);
   }
 
+  // Whether y can be streamed: element-aligned (else stores stay cached).
+  static bool can_stream(const float* y) noexcept {
+    return simd::elements_to_alignment(y, kF) != SIZE_MAX;
+  }
+
  private:
   using F = typename I::F;
   static constexpr size_t kF = simd::lanes<F>();
@@ -222,7 +230,7 @@ class CenteredRow {
 
   void vector(size_t i) noexcept {
     const F r = I::fma(I::load(x_ + i) - m_, a_, b_);
-    if (stream_) {
+    if constexpr (kStream) {
       I::stream(y_ + i, r);
     } else {
       I::store(y_ + i, r);
@@ -236,7 +244,6 @@ class CenteredRow {
   float* y_;
   size_t n_;
   size_t i_ = 0;
-  bool stream_ = false;
   float sm_, sa_, sb_;
   F m_, a_, b_;
 };
@@ -245,11 +252,14 @@ template <class I, class T, class Row = NoRow>
 inline Moments moments_body(const T* x, size_t n, const T* next_span, size_t next_n,
                             Row&& row = Row{}) noexcept {
   Moments total;
+  const bool prefetch = chunk_prefetch_active();
   for (size_t begin = 0; begin < n; begin += kMomentsChunk) {
     const size_t count = std::min(kMomentsChunk, n - begin);
     const bool last = begin + count == n;
     const T* next = last ? next_span : x + begin + count;
-    const size_t ahead = next == nullptr ? 0 : std::min(kMomentsChunk, last ? next_n : n - begin - count);
+    const size_t ahead = next == nullptr || !prefetch
+                             ? 0
+                             : std::min(kMomentsChunk, last ? next_n : n - begin - count);
     const char* ahead_bytes = reinterpret_cast<const char*>(next);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       total = merge(total, chunk_moments<I>(x + begin, count, ahead_bytes, ahead * sizeof(T), row));
@@ -276,15 +286,23 @@ BNORM_ENTRY_AVX512 Moments moments_avx512(const T* x, size_t n, const T* next, s
   return moments_body<simd::Avx512>(x, n, next, next_n);
 }
 
-// normalize_and_moments at each level.
-#define BNORM_NORMALIZE_AND_MOMENTS(level, ENTRY, I)                                       \
+// normalize_and_moments at each level, streaming y or not (a loop each).
+template <class I, bool kStream>
+inline Moments normalize_and_moments_body(const float* x, float* y, const RowOp<float>& op,
+                                          const float* next, size_t n, const float* after,
+                                          size_t after_n) noexcept {
+  CenteredRow<I, kStream> row(x, y, n, op);
+  const Moments m = moments_body<I>(next, n, after, after_n, row);
+  row.finish();
+  return m;
+}
+#define BNORM_NORMALIZE_AND_MOMENTS(level, ENTRY, I)                                             \
   ENTRY Moments normalize_and_moments_##level(const float* x, float* y, const RowOp<float>& op, \
-                                              bool stream, const float* next, size_t n,   \
-                                              const float* after, size_t after_n) {       \
-    CenteredRow<I> row(x, y, n, op, stream);                                              \
-    const Moments m = moments_body<I>(next, n, after, after_n, row);                      \
-    row.finish();                                                                         \
-    return m;                                                                             \
+                                              bool stream, const float* next, size_t n,        \
+                                              const float* after, size_t after_n) {            \
+    return stream && CenteredRow<I, true>::can_stream(y)                                       \
+               ? normalize_and_moments_body<I, true>(x, y, op, next, n, after, after_n)        \
+               : normalize_and_moments_body<I, false>(x, y, op, next, n, after, after_n);      \
   }
 BNORM_NORMALIZE_AND_MOMENTS(generic, BNORM_ENTRY_GENERIC, simd::Generic)
 BNORM_NORMALIZE_AND_MOMENTS(avx2, BNORM_ENTRY_AVX2, simd::Avx2)

@@ -1,8 +1,9 @@
 // normalize_and_moments against what it stands for: affine_rows (Centered)
 // on one row and span_moments on the other, bit for bit, at every SIMD
 // level, over lengths around the vector, block and chunk sizes, outputs at
-// every alignment, plain and non-temporal stores, in place, and with IEEE
-// specials in either row. (span_moments and affine_rows themselves are
+// every alignment, plain and non-temporal stores, in place, with IEEE
+// specials in either row, and with the next chunk prefetched or not
+// (isa.h's chunk_prefetch_active()). (span_moments and affine_rows themselves are
 // checked against the spec formula by the kernels' tests.)
 #include "kernels/moments.h"
 
@@ -41,14 +42,19 @@ Rows make_rows(size_t n, std::mt19937& rng, bool specials) {
   return r;
 }
 
-void check(size_t n, size_t offset, bool stream, bool in_place, bool specials, std::mt19937& rng) {
-  CAPTURE(n, offset, stream, in_place, specials);
+// The reference (affine_rows, span_moments) runs with the chunk prefetch
+// on, normalize_and_moments with it as `prefetch` says.
+void check(size_t n, size_t offset, bool stream, bool in_place, bool specials, bool prefetch,
+           std::mt19937& rng) {
+  CAPTURE(n, offset, stream, in_place, specials, prefetch);
   const Rows rows = make_rows(n, rng, specials);
   const RowOp<float> op{RowMode::Centered, 0.75f, 1.5f, -0.25f, ActivationKind::None, 0, 0};
 
+  set_chunk_prefetch(true);
   std::vector<float> want(n + offset, -1.0f);
   affine_rows(rows.x.data(), want.data() + offset, 1, n, &op, false);
   const Moments want_m = span_moments(rows.next.data(), n, rows.after.data(), n);
+  set_chunk_prefetch(prefetch);
 
   std::vector<float> buffer(n + offset, std::numeric_limits<float>::quiet_NaN());
   float* y = buffer.data() + offset;
@@ -79,7 +85,11 @@ TEST_CASE("normalize_and_moments gives the bits of affine_rows and span_moments"
       for (size_t offset : {0, 1, 5}) {
         for (bool stream : {false, true}) {
           for (bool in_place : {false, true}) {
-            for (bool specials : {false, true}) check(n, offset, stream, in_place, specials, rng);
+            for (bool specials : {false, true}) {
+              for (bool prefetch : {false, true}) {
+                check(n, offset, stream, in_place, specials, prefetch, rng);
+              }
+            }
           }
         }
       }

@@ -47,13 +47,15 @@ class SettingsGuard {
   // Float16 kernels then run at the level set, whatever the CPU's default
   // (isa.h's wide_f16_active()), so that level sweeps test every level's code.
   SettingsGuard()
-      : isa_(active_isa()), bf16_(avx512_bf16_active()), wide_f16_(wide_f16_active()) {
+      : isa_(active_isa()), bf16_(avx512_bf16_active()), wide_f16_(wide_f16_active()),
+        chunk_prefetch_(chunk_prefetch_active()) {
     set_wide_f16(true);
   }
   ~SettingsGuard() {
     set_active_isa(isa_);
     set_avx512_bf16(bf16_);
     set_wide_f16(wide_f16_);
+    set_chunk_prefetch(chunk_prefetch_);
     set_streaming_threshold_bytes(0);
   }
   SettingsGuard(const SettingsGuard&) = delete;
@@ -63,6 +65,7 @@ class SettingsGuard {
   Isa isa_;
   bool bf16_;
   bool wide_f16_;
+  bool chunk_prefetch_;
 };
 
 inline uint32_t bits_of(float v) {
