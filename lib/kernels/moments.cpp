@@ -200,7 +200,7 @@ class CenteredRow {
 
   // kStream: y is written with non-temporal stores, after a scalar head up
   // to its first aligned vector (the caller checked that y is
-  // element-aligned: stream_head() below).
+  // element-aligned: can_stream() below).
   CenteredRow(const float* x, float* y, size_t n, const RowOp<float>& op) noexcept
       : x_(x), y_(y), n_(n), sm_(op.m), sa_(op.a), sb_(op.b),
         m_(simd::splat<F>(op.m)), a_(simd::splat<F>(op.a)), b_(simd::splat<F>(op.b)) {
