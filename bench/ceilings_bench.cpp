@@ -101,6 +101,14 @@ void BM_ceiling_f16_round_trip_256(benchmark::State& state) {
                        "needs AVX2 and F16C", f16_round_trip_256, 32);
 }
 
+// Skips the benchmark where the CPU lacks AVX-512F and DQ, which the
+// hand-written AVX-512 ceilings below need; true when skipped.
+bool skipped_without_avx512dq(benchmark::State& state) {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return false;
+  state.SkipWithError("needs AVX-512");
+  return true;
+}
+
 // Ceilings of InstanceNormalization's loop with float32 statistics, which
 // the kernels do not use (docs/semantics.md: they stay float64): rows of S
 // floats, row r normalized (y = (x - m) * a + b, fixed m, a, b) while the
@@ -152,10 +160,7 @@ __attribute__((target("avx512f,avx512dq,fma"))) double in_rows_f32_stats(const f
 }
 
 void ceiling_in_f32_stats(benchmark::State& state, bool same_row) {
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
-    state.SkipWithError("needs AVX-512");
-    return;
-  }
+  if (skipped_without_avx512dq(state)) return;
   omp_set_num_threads(threads_arg(state));
   const NcsShape shape = shape_arg(state);
   const size_t rows = shape.n * shape.c;
@@ -212,10 +217,7 @@ __attribute__((target("avx512f,avx512dq,fma"))) double in_compute(const float* a
 }
 
 void BM_ceiling_in_compute(benchmark::State& state) {
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
-    state.SkipWithError("needs AVX-512");
-    return;
-  }
+  if (skipped_without_avx512dq(state)) return;
   omp_set_num_threads(threads_arg(state));
   const NcsShape shape = shape_arg(state);
   constexpr size_t kBlock = 2048;

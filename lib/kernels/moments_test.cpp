@@ -3,8 +3,8 @@
 // level, over lengths around the vector, block and chunk sizes, outputs at
 // every alignment, plain and non-temporal stores, in place, with IEEE
 // specials in either row, and with the next chunk prefetched or not
-// (isa.h's chunk_prefetch_active()). (span_moments and affine_rows themselves are
-// checked against the spec formula by the kernels' tests.)
+// (isa.h's chunk_prefetch_active()). (span_moments and affine_rows
+// themselves are checked against the spec formula by the kernels' tests.)
 #include "kernels/moments.h"
 
 #include <catch2/catch.hpp>
