@@ -7,6 +7,7 @@
 #include "eval/evaluator.h"
 #include "model/model.h"
 #include "model/norm_op.h"
+#include "model/op_versions.h"
 #include "model/tensor_file.h"
 
 namespace fs = std::filesystem;
@@ -55,11 +56,15 @@ std::string first_unsupported_op(const fs::path& model_path) {
         missing = "non-tensor value '" + v.name() + "'";
     }
   }
+  const int64_t opset = default_opset(model.proto);
   for_each_graph(model.proto.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
     for (const auto& n : g.node()) {
       if (!missing.empty()) return;
       if (!is_default_domain(n.domain())) missing = n.domain() + "." + n.op_type();
-      else if (!eval_supports(n.op_type())) missing = n.op_type();
+      else if (!eval_supports(n.op_type(), opset)) {
+        const int v = op_version_at(n.op_type(), opset);
+        missing = v ? fmt::format("{}-{}", n.op_type(), v) : n.op_type();
+      }
     }
   });
   return missing;

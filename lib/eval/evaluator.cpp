@@ -3,7 +3,6 @@
 // evaluator.h for the contract.
 #include "eval/evaluator.h"
 
-#include <onnx/defs/schema.h>
 
 #include <set>
 #include <unordered_map>
@@ -13,6 +12,8 @@
 #include "eval/activation.h"
 #include "eval/op.h"
 #include "model/graph_order.h"
+#include "model/node_label.h"
+#include "model/op_versions.h"
 #include "model/norm_op.h"
 #include "model/tensor_proto.h"
 
@@ -72,19 +73,67 @@ class Runner {
   Runner(const Model& model, const EvalOptions& options)
       : options_(options), opset_(default_opset(model.proto)), dir_(model.dir()) {}
 
+  // Every node of `g` (subgraphs included) must resolve to an implemented
+  // schema version. Every problem is gathered and reported in one Error:
+  // per op and version, how many nodes and the first few labels.
   void check_supported(const onnx::GraphProto& g) const {
-    for (const auto& n : g.node()) {
-      if (!is_default_domain(n.domain()) || !eval::find_op(n.op_type())) {
-        const std::string op = is_default_domain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type();
-        Error e(ErrorKind::unsupported, fmt::format("op '{}' is not supported by bnorm eval", op));
-        e.at_node(n.name(), n.op_type());
-        throw e;
+    std::map<std::string, std::vector<const onnx::NodeProto*>> nodes;  // problem: its nodes
+    std::map<std::string, std::vector<std::string>> labels;            // problem: their labels
+    collect_unsupported(g, "", nodes, labels);
+    if (labels.empty()) return;
+    if (labels.size() == 1 && labels.begin()->second.size() == 1) {
+      const onnx::NodeProto& n = *nodes.begin()->second.front();
+      Error e(ErrorKind::unsupported, labels.begin()->first);
+      e.at_node(n.name().empty() ? labels.begin()->second.front() : n.name(), n.op_type(),
+                op_version_at(n.op_type(), opset_));
+      throw e;
+    }
+    std::vector<std::string> parts;
+    for (const auto& [what, ls] : labels) {
+      std::vector<std::string> shown(ls.begin(), ls.begin() + std::min<size_t>(ls.size(), 3));
+      parts.push_back(fmt::format("{} ({} node{}: {}{})", what, ls.size(), ls.size() == 1 ? "" : "s",
+                                  fmt::join(shown, ", "), ls.size() > 3 ? ", ..." : ""));
+    }
+    throw Error(ErrorKind::unsupported,
+                fmt::format("{} kinds of node cannot run: {}", parts.size(), fmt::join(parts, "; ")));
+  }
+
+  void collect_unsupported(const onnx::GraphProto& g, const std::string& path,
+                           std::map<std::string, std::vector<const onnx::NodeProto*>>& nodes,
+                           std::map<std::string, std::vector<std::string>>& labels) const {
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto& n = g.node(i);
+      const std::string problem = unsupported_reason(n);
+      if (!problem.empty()) {
+        nodes[problem].push_back(&n);
+        labels[problem].push_back(node_label(g, i, path));
       }
       for (const auto& a : n.attribute()) {
-        if (a.has_g()) check_supported(a.g());
-        for (const auto& sg : a.graphs()) check_supported(sg);
+        const std::string sub = path + node_label(g, i, "") + "/" + a.name() + "/";
+        if (a.has_g()) collect_unsupported(a.g(), sub, nodes, labels);
+        for (const auto& sg : a.graphs()) collect_unsupported(sg, sub, nodes, labels);
       }
     }
+  }
+
+  // Why bnorm eval cannot run `n`, or "" when it can.
+  std::string unsupported_reason(const onnx::NodeProto& n) const {
+    if (!is_default_domain(n.domain())) {
+      return fmt::format("op '{}.{}' is not supported by bnorm eval (domain '{}')", n.domain(), n.op_type(),
+                         n.domain());
+    }
+    const ResolvedOp r = resolve_op(n.op_type(), opset_);
+    if (!r.known) return fmt::format("op '{}' is not an ONNX op", n.op_type());
+    if (!r.version) return fmt::format("op '{}' does not exist at opset {}: {}", n.op_type(), opset_, r.why_not);
+    if (eval::find_op(n.op_type(), r.version)) return {};
+    if (const char* why = eval::refusal_reason(n.op_type())) {
+      return fmt::format("op '{}' is not supported by bnorm eval: {}", n.op_type(), why);
+    }
+    if (eval::implements_op(n.op_type())) {
+      return fmt::format("{}-{} is not implemented by bnorm eval ({})", n.op_type(), r.version,
+                         eval::implemented_versions(n.op_type()));
+    }
+    return fmt::format("op '{}' is not supported by bnorm eval", n.op_type());
   }
 
   void add_initializers(const onnx::GraphProto& g, Env& env) const {
@@ -104,16 +153,12 @@ class Runner {
     std::vector<int> fused_with;  // activation node index, or -1
   };
 
+  // The node's schema version (check_supported has refused every node
+  // without one before anything runs).
   int op_version(const onnx::NodeProto& n) const {
-    const int norm = norm_schema_version(n.op_type(), opset_);
-    if (norm) return norm;
-    const auto* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(opset_), "");
-    if (!schema) {
-      Error e(ErrorKind::input, fmt::format("op '{}' does not exist at opset {}", n.op_type(), opset_));
-      e.at_node(n.name(), n.op_type());
-      throw e;
-    }
-    return schema->SinceVersion();
+    const int v = resolve_op(n.op_type(), opset_).version;
+    if (!v) fail(ErrorKind::input, "op '{}' does not exist at opset {}", n.op_type(), opset_);
+    return v;
   }
 
   Plan plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const;
@@ -209,7 +254,9 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env)
         ctx.fused = &act;
       }
     }
-    Tensors out = eval::find_op(n.op_type())(ctx);
+    const eval::OpFn fn = eval::find_op(n.op_type(), ctx.version);
+    if (!fn) fail(ErrorKind::unsupported, "{}-{} is not implemented", n.op_type(), ctx.version);
+    Tensors out = fn(ctx);
     for (int k = 0; k < n.output_size(); ++k) {
       std::string name = n.output(k);
       if (name.empty()) continue;
@@ -276,7 +323,10 @@ Tensors Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector
 
 }  // namespace
 
-bool eval_supports(const std::string& op_type) { return eval::find_op(op_type) != nullptr; }
+bool eval_supports(const std::string& op_type, int64_t opset) {
+  const int v = resolve_op(op_type, opset).version;
+  return v && eval::find_op(op_type, v) != nullptr;
+}
 
 std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::string, Tensor>& inputs,
                                        const EvalOptions& options) {

@@ -11,8 +11,12 @@
 //   naming it); provided inputs are checked against the declared element
 //   type, rank and known dims (symbolic dims match anything).
 // - Each node runs under the semantics of its schema version: the newest
-//   version of the op not above the model's default opset.
-// - An op bnorm does not implement is Error(unsupported) naming the node.
+//   version of the op not above the model's default opset, from bnorm's own
+//   version table (model/op_versions.h, opsets 1 to 28).
+// - Before anything runs, every node whose op, domain or resolved version
+//   bnorm does not implement is gathered into one Error(unsupported) that
+//   names each op and version with its node count and first labels. No node
+//   ever runs under another version's semantics.
 // - Values are freed once their last consumer has run.
 // - A BatchNormalization/InstanceNormalization whose Y feeds exactly one
 //   activation node (and is no graph output) runs fused with it in one pass;
@@ -53,7 +57,8 @@ struct EvalOptions {
 std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::string, Tensor>& inputs,
                                        const EvalOptions& options = {});
 
-// True when the evaluator implements `op_type` (default domain).
-bool eval_supports(const std::string& op_type);
+// True when the evaluator implements `op_type` (default domain) at the
+// schema version in force at `opset`.
+bool eval_supports(const std::string& op_type, int64_t opset);
 
 }  // namespace bnorm

@@ -212,3 +212,96 @@ TEST_CASE("a node input that names no value is an error naming the node", "[eval
   CHECK(e.node() == "add");
   CHECK_THAT(e.bare_message(), Catch::Contains("'nowhere'"));
 }
+
+namespace {
+
+// y[i] = mean of row i of a [2, 3] matrix: the float64 reference.
+std::vector<double> row_means(const std::vector<double>& x) {
+  return {(x[0] + x[1] + x[2]) / 3.0, (x[3] + x[4] + x[5]) / 3.0};
+}
+
+}  // namespace
+
+TEST_CASE("ReduceMean at opset 18 reduces over the axes input, not every axis (was read as ReduceMean-13)",
+          "[eval][versions][regression]") {
+  const std::vector<double> x{1, 2, 3, 10, 20, 40};
+  GraphBuilder b(18);
+  b.input("X", DType::float32, {2, 3});
+  b.initializer("axes", Tensor::from_f64(DType::int64, {1}, {1}));
+  bnorm::test::set_attr(b.node("ReduceMean", {"X", "axes"}, {"Y"}, "mean"), "keepdims", int64_t{0});
+  b.output("Y");
+  const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {2, 3}, x)}});
+  const Tensor& y = out.at("Y");
+  REQUIRE(y.dims == std::vector<int64_t>{2});
+  const auto expect = row_means(x);
+  CHECK(y.to_f64()[0] == Approx(expect[0]));
+  CHECK(y.to_f64()[1] == Approx(expect[1]));
+}
+
+TEST_CASE("ReduceMax-18 with an empty axes input and noop_with_empty_axes = 1 is the identity",
+          "[eval][versions][regression]") {
+  GraphBuilder b(18);
+  b.input("X", DType::float32, {2, 2});
+  b.initializer("axes", Tensor(DType::int64, {0}));
+  bnorm::test::set_attr(b.node("ReduceMax", {"X", "axes"}, {"Y"}, "max"), "noop_with_empty_axes", int64_t{1});
+  b.output("Y");
+  const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {2, 2}, {1, -2, 3, 4})}});
+  CHECK(out.at("Y").to_f64() == std::vector<double>{1, -2, 3, 4});
+}
+
+TEST_CASE("Split-18 with num_outputs gives ceil-sized chunks and a smaller last one",
+          "[eval][versions][regression]") {
+  GraphBuilder b(18);
+  b.input("X", DType::float32, {5});
+  bnorm::test::set_attr(b.node("Split", {"X"}, {"A", "B"}, "split"), "num_outputs", int64_t{2});
+  b.output("A");
+  b.output("B");
+  const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {5}, {1, 2, 3, 4, 5})}});
+  CHECK(out.at("A").to_f64() == std::vector<double>{1, 2, 3});
+  CHECK(out.at("B").to_f64() == std::vector<double>{4, 5});
+}
+
+TEST_CASE("Pad-18 pads only the axes its axes input names", "[eval][versions][regression]") {
+  GraphBuilder b(18);
+  b.input("X", DType::float32, {2, 2});
+  b.initializer("pads", Tensor::from_f64(DType::int64, {2}, {1, 0}));  // axis 1: one before, none after
+  b.initializer("value", Tensor::from_f64(DType::float32, {}, {9}));
+  b.initializer("axes", Tensor::from_f64(DType::int64, {1}, {1}));
+  b.node("Pad", {"X", "pads", "value", "axes"}, {"Y"}, "pad");
+  b.output("Y");
+  const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {2, 2}, {1, 2, 3, 4})}});
+  REQUIRE(out.at("Y").dims == std::vector<int64_t>{2, 3});
+  CHECK(out.at("Y").to_f64() == std::vector<double>{9, 1, 2, 9, 3, 4});
+}
+
+TEST_CASE("a model with several unsupported ops lists every one at once, with counts and labels",
+          "[eval][errors]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {1});
+  b.node("LpNormalization", {"X"}, {"A"}, "lp1");
+  b.node("LpNormalization", {"A"}, {"B"}, "");
+  b.node("RandomNormalLike", {"B"}, {"C"}, "coin");
+  b.node("LayerNormalization", {"C"}, {"Y"}, "ln");
+  b.graph().mutable_node(1)->clear_name();
+  b.output("Y");
+  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1})}}); });
+  CHECK(e.kind() == ErrorKind::unsupported);
+  CHECK_THAT(e.bare_message(), Catch::StartsWith("3 kinds of node cannot run"));
+  CHECK_THAT(e.bare_message(), Catch::Contains("op 'LpNormalization' is not supported by bnorm eval (2 nodes: lp1, "
+                                               "LpNormalization #1 -> 'B')"));
+  CHECK_THAT(e.bare_message(), Catch::Contains("op 'RandomNormalLike' is not supported by bnorm eval: its outputs are random"));
+  CHECK_THAT(e.bare_message(), Catch::Contains("op 'LayerNormalization' does not exist at opset 13: it was "
+                                               "introduced at opset 17"));
+}
+
+TEST_CASE("a version the table knows but bnorm does not implement is refused naming the versions it has",
+          "[eval][errors][versions]") {
+  GraphBuilder b(28);
+  b.input("X", DType::float32, {1});
+  b.node("Celu", {"X"}, {"Y"}, "celu");
+  b.output("Y");
+  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1})}}); });
+  CHECK(e.kind() == ErrorKind::unsupported);
+  CHECK(e.node() == "celu");
+  CHECK(e.bare_message() == "Celu-28 is not implemented by bnorm eval (implemented: 12; the op's versions: 12, 28)");
+}

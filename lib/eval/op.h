@@ -1,11 +1,15 @@
 // The contract between the executor and the op implementations.
 //
-// An op is a plain function from an OpContext to its outputs, found by
-// op_type in one table (op_table.cpp). It reads attributes at ctx.version
-// (the schema version in force), reads its inputs by position (nullptr for
-// an absent optional input) and returns one tensor per output position of
-// the node (outputs the node does not name may be left empty). It throws
-// bnorm::Error for anything wrong; the executor adds the node to it.
+// An op is a plain function from an OpContext to its outputs. Each family
+// file registers its functions with the schema versions they implement
+// (add_<family>_ops in ops.h): a row {op, first, last, fn} covers every
+// schema version of op from `first` to `last` (both since-versions from
+// model/op_versions.h). A node runs only when its resolved version falls in
+// a row; any other version is refused, never run with a neighbour's meaning.
+// The function reads attributes at ctx.version, reads its inputs by position
+// (nullptr for an absent optional input) and returns one tensor per output
+// position of the node (outputs the node does not name may be left empty).
+// It throws bnorm::Error for anything wrong; the executor adds the node.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -46,7 +50,42 @@ struct OpContext {
 using Tensors = std::vector<Tensor>;
 using OpFn = Tensors (*)(const OpContext&);
 
-// The function for `op_type` in the default domain, or nullptr.
-OpFn find_op(const std::string& op_type);
+// One implementation: op_type at schema versions first..last (since-versions).
+struct OpImpl {
+  std::string op;
+  int first = 0;
+  int last = 0;
+  OpFn fn = nullptr;
+};
+
+// What the family files register into (see add_*_ops in ops.h).
+class OpRegistry {
+ public:
+  // Registers fn for op at every schema version from `first` to `last`.
+  void add(const char* op, int first, int last, OpFn fn);
+  std::vector<OpImpl>& rows() { return rows_; }
+
+ private:
+  std::vector<OpImpl> rows_;
+};
+
+// Every registered implementation, sorted by op then first version. Built
+// once; a row whose bounds are not versions of its op, or that overlaps
+// another, is a programming error caught by op_table_test.cpp.
+const std::vector<OpImpl>& op_impls();
+
+// The function for `op_type` (default domain) at schema `version`, or nullptr.
+OpFn find_op(const std::string& op_type, int version);
+
+// True when some version of `op_type` is implemented.
+bool implements_op(const std::string& op_type);
+
+// Why bnorm eval refuses `op_type` by design (random ops, string ops, ...),
+// or nullptr.
+const char* refusal_reason(const std::string& op_type);
+
+// The implemented versions of `op_type`, for messages:
+// "implemented: 12; the op's versions: 12, 28".
+std::string implemented_versions(const std::string& op_type);
 
 }  // namespace bnorm::eval

@@ -1,9 +1,18 @@
-// Every op function the table in op_table.cpp dispatches to, by family.
+// Every op function the table in op_table.cpp dispatches to, by family,
+// and the registration functions of the families that register their own
+// rows (each defined in the family's file, called once by op_table.cpp).
 #pragma once
 
 #include "eval/op.h"
 
 namespace bnorm::eval {
+
+void add_rnn_ops(OpRegistry& r);        // ops_rnn.cpp: RNN, GRU, LSTM
+void add_unary_ops(OpRegistry& r);      // ops_unary.cpp: elementwise math, bitwise, trigonometric
+void add_indexing_ops(OpRegistry& r);   // ops_indexing.cpp: gather/scatter, sorting, generators
+void add_resample_ops(OpRegistry& r);   // ops_resample.cpp: GridSample, pooling extras, layout moves
+void add_quant_ops(OpRegistry& r);      // ops_quant.cpp: QuantizeLinear, DequantizeLinear, integer ops
+void add_misc_ops(OpRegistry& r);       // ops_misc.cpp: experimental ops of opsets 1..9, the rest
 
 // ops_activation.cpp: every op for which is_activation_op() holds.
 Tensors op_activation(const OpContext& ctx);

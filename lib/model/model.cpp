@@ -24,9 +24,53 @@ namespace bnorm {
 
 namespace {
 
-// Newest IR version this build knows (ONNX 1.12 writes 8; 9 and 10 add
-// float8 / int4 types that bnorm passes through untouched).
-constexpr int64_t kNewestIrVersion = 10;
+// Newest IR version this build reads: 13 (ONNX 1.23's onnx.proto; 14 is
+// unpublished). ONNX 1.12 writes 8. Fields newer than ONNX 1.12's protobuf
+// (IR 10's and 11's additions) are kept by protobuf as unknown fields, byte
+// for byte, and written back unchanged. The element types that IR 12 and 13
+// added (FLOAT8E8M0, UINT2, INT2) are refused by name where a model uses them.
+constexpr int64_t kNewestIrVersion = 13;
+
+// Element types bnorm does not hold, with the IR version that added them.
+const char* newer_type_name(int32_t elem_type) {
+  switch (elem_type) {
+    case 24: return "FLOAT8E8M0 (IR 12)";
+    case 25: return "UINT2 (IR 13)";
+    case 26: return "INT2 (IR 13)";
+    default: return elem_type > 26 ? "unknown to IR 13" : nullptr;
+  }
+}
+
+void refuse_newer_type(int32_t elem_type, const std::string& what) {
+  if (const char* n = newer_type_name(elem_type)) {
+    throw Error(ErrorKind::unsupported, fmt::format("{} has element type {} {}, which bnorm does not handle", what,
+                                                    elem_type, n));
+  }
+}
+
+void refuse_newer_types(const onnx::TypeProto& t, const std::string& what) {
+  if (t.has_tensor_type()) refuse_newer_type(t.tensor_type().elem_type(), what);
+  if (t.has_sparse_tensor_type()) refuse_newer_type(t.sparse_tensor_type().elem_type(), what);
+  if (t.has_sequence_type()) refuse_newer_types(t.sequence_type().elem_type(), what);
+  if (t.has_optional_type()) refuse_newer_types(t.optional_type().elem_type(), what);
+}
+
+void refuse_newer_types(const onnx::GraphProto& g) {
+  for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
+    for (const auto& v : *list) refuse_newer_types(v.type(), fmt::format("value '{}'", v.name()));
+  }
+  for (const auto& t : g.initializer()) refuse_newer_type(t.data_type(), fmt::format("initializer '{}'", t.name()));
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t()) refuse_newer_type(a.t().data_type(), fmt::format("node '{}' attribute '{}'", n.name(), a.name()));
+      if (a.name() == "to" && a.type() == onnx::AttributeProto::INT && n.op_type().rfind("Cast", 0) == 0) {
+        refuse_newer_type(static_cast<int32_t>(a.i()), fmt::format("node '{}' ({}) target 'to'", n.name(), n.op_type()));
+      }
+      if (a.has_g()) refuse_newer_types(a.g());
+      for (const auto& sg : a.graphs()) refuse_newer_types(sg);
+    }
+  }
+}
 
 void check_parsed(const onnx::ModelProto& m, const std::string& name) {
   if (!m.has_graph()) {
@@ -39,7 +83,35 @@ void check_parsed(const onnx::ModelProto& m, const std::string& name) {
                                               kNewestIrVersion));
   }
   default_opset(m);  // rejects a doubled default-domain import
+  refuse_newer_types(m.graph());
   (void)name;
+}
+
+// A declared dim of -1 is an unknown dim (as ONNX's checker and onnxruntime
+// read it): cleared here, so every command sees a dim with neither value
+// nor name. A saved model writes it as such (docs/semantics.md).
+void clear_minus_one_dims(onnx::TypeProto& t) {
+  if (t.has_tensor_type() && t.tensor_type().has_shape()) {
+    for (auto& d : *t.mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (d.has_dim_value() && d.dim_value() == -1) d.clear_dim_value();
+    }
+  }
+  if (t.has_sequence_type()) clear_minus_one_dims(*t.mutable_sequence_type()->mutable_elem_type());
+  if (t.has_optional_type()) clear_minus_one_dims(*t.mutable_optional_type()->mutable_elem_type());
+}
+
+void clear_minus_one_dims(onnx::GraphProto& g) {
+  for (auto* list : {g.mutable_input(), g.mutable_output(), g.mutable_value_info()}) {
+    for (auto& v : *list) {
+      if (v.has_type()) clear_minus_one_dims(*v.mutable_type());
+    }
+  }
+  for (auto& n : *g.mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) clear_minus_one_dims(*a.mutable_g());
+      for (auto& sg : *a.mutable_graphs()) clear_minus_one_dims(sg);
+    }
+  }
 }
 
 // The deferred-data key is bnorm's own: a file that carries it is refused.
@@ -61,6 +133,7 @@ Model parse_stream(pbio::ZeroCopyInputStream& raw, const std::string& name) {
   }
   refuse_reserved_keys(model.proto);
   check_parsed(model.proto, name);
+  clear_minus_one_dims(*model.proto.mutable_graph());
   return model;
 }
 
@@ -109,6 +182,7 @@ Model load_model(const fs::path& path, size_t defer_threshold) {
       model.source = open_source(path);
       if (parse_deferring(*model.source, size, defer_threshold, model.proto)) {
         check_parsed(model.proto, path.string());
+        clear_minus_one_dims(*model.proto.mutable_graph());
         bool any = false;
         for (const auto& t : model.proto.graph().initializer()) any = any || is_deferred(t);
         if (!any) model.source.reset();

@@ -34,7 +34,9 @@ void check_declared_dims(const onnx::ValueInfoProto& v) {
   if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
   const auto& shape = v.type().tensor_type().shape();
   for (int i = 0; i < shape.dim_size(); ++i) {
-    if (shape.dim(i).has_dim_value() && shape.dim(i).dim_value() < 0) {
+    // -1 is how some exporters write an unknown dim; ONNX's checker accepts
+    // it and so does bnorm (load_model clears it to an unknown dim).
+    if (shape.dim(i).has_dim_value() && shape.dim(i).dim_value() < -1) {
       fail(ErrorKind::input, "value '{}' is declared with dim {} = {}, which is negative", v.name(), i,
            shape.dim(i).dim_value());
     }
