@@ -116,6 +116,7 @@ std::vector<OpImpl> build() {
   add_quant_ops(r);
   add_misc_ops(r);
   add_attention_ops(r);
+  add_control_ops(r);
   std::vector<OpImpl> rows = std::move(r.rows());
   std::sort(rows.begin(), rows.end(),
             [](const OpImpl& a, const OpImpl& b) { return a.op != b.op ? a.op < b.op : a.first < b.first; });

@@ -14,6 +14,7 @@ void add_resample_ops(OpRegistry& r);   // ops_resample.cpp: GridSample, pooling
 void add_quant_ops(OpRegistry& r);      // ops_quant.cpp: QuantizeLinear, DequantizeLinear, integer ops
 void add_misc_ops(OpRegistry& r);       // ops_misc.cpp: experimental ops of opsets 1..9, the rest
 void add_attention_ops(OpRegistry& r);  // ops_attention.cpp: Attention, RotaryEmbedding
+void add_control_ops(OpRegistry& r);    // ops_control.cpp: Loop, Scan, sequences, optionals
 
 // ops_activation.cpp: every op for which is_activation_op() holds.
 Tensors op_activation(const OpContext& ctx);
