@@ -305,3 +305,26 @@ TEST_CASE("a version the table knows but bnorm does not implement is refused nam
   CHECK(e.node() == "celu");
   CHECK(e.bare_message() == "Celu-28 is not implemented by bnorm eval (implemented: 12; the op's versions: 12, 28)");
 }
+
+TEST_CASE("Clip with min greater than max sets every value to max, at every version and fused after a norm",
+          "[eval][regression]") {
+  // Operators.md (Clip-13): min > max gives max everywhere, Min(max, Max(x, min)).
+  const std::vector<double> x{-3, 0.5, 1.5, 4};
+  for (int version : {6, 11, 13}) {
+    INFO("Clip-" << version);
+    GraphBuilder b(version);
+    b.input("X", DType::float32, {4});
+    auto& clip = b.node("Clip", version < 11 ? std::vector<std::string>{"X"} : std::vector<std::string>{"X", "lo", "hi"},
+                        {"Y"}, "clip");
+    if (version < 11) {
+      set_attr(clip, "min", 2.0f);
+      set_attr(clip, "max", 1.0f);
+    } else {
+      b.initializer("lo", Tensor::from_f64(DType::float32, {}, {2}));
+      b.initializer("hi", Tensor::from_f64(DType::float32, {}, {1}));
+    }
+    b.output("Y");
+    const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {4}, x)}});
+    CHECK(out.at("Y").to_f64() == std::vector<double>{1, 1, 1, 1});
+  }
+}

@@ -13,7 +13,7 @@
 //   Softplus            log(exp(x) + 1)
 //   Softsign            x / (1 + |x|)
 //   ThresholdedRelu(a)  x > a ? x : 0
-//   Clip(min, max)      min(max(x, min), max)
+//   Clip(min, max)      min(max(x, min), max): max everywhere when min > max
 //
 // activate<K>() is THE definition: the scalar apply_activation(), the
 // standalone kernels below and the fused normalization kernels all
@@ -162,9 +162,12 @@ inline V activate(const V& x, S alpha, S beta) noexcept {
   } else if constexpr (K == ActivationKind::ThresholdedRelu) {
     return x <= fill<V>(alpha) ? zero : x;
   } else if constexpr (K == ActivationKind::Clip) {
+    // Min(max, Max(x, min)), as Clip-13 defines it: min > max gives max
+    // everywhere (docs/semantics.md); NaN stays NaN.
     const V lo = fill<V>(alpha);
     const V hi = fill<V>(beta);
-    return x < lo ? lo : (x > hi ? hi : x);
+    const V up = x < lo ? lo : x;
+    return up > hi ? hi : up;
   } else if constexpr (K == ActivationKind::Softsign) {
     return x / (fill<V>(S(1)) + (x < zero ? -x : x));
   } else {
