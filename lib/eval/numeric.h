@@ -65,12 +65,24 @@ std::vector<T> load_values(const Tensor& t) {
     case DType::int64: cast_all(int64_t{}); break;
     case DType::uint64: cast_all(uint64_t{}); break;
     case DType::boolean: cast_all(uint8_t{}); break;
+    case DType::int4: cast_all(int8_t{}); break;  // held unpacked (model/tensor.h)
+    case DType::uint4: cast_all(uint8_t{}); break;
+    case DType::float8e4m3fn:
+    case DType::float8e4m3fnuz:
+    case DType::float8e5m2:
+    case DType::float8e5m2fnuz:
+    case DType::float4e2m1: {
+      const auto* p = t.data<uint8_t>();
+      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(minifloat_value(t.dtype, p[i]));
+      break;
+    }
     default: fail(ErrorKind::unsupported, "values of type {} are not supported", dtype_name(t.dtype));
   }
   return out;
 }
 
-// Stores `v` (out.numel() values) into floating tensor `out`, rounding once.
+// Stores `v` (out.numel() values) into floating tensor `out`, rounding once
+// (float8 types: overflow to infinity or NaN, as Tensor::from_f64).
 template <typename T>
 void store_values(Tensor& out, const T* v) {
   const int64_t n = out.numel();
@@ -93,6 +105,15 @@ void store_values(Tensor& out, const T* v) {
     case DType::bfloat16: {
       auto* p = out.data<kernels::bf16>();
       for (int64_t i = 0; i < n; ++i) p[i] = kernels::f64_to_bf16(static_cast<double>(v[i]));
+      break;
+    }
+    case DType::float8e4m3fn:
+    case DType::float8e4m3fnuz:
+    case DType::float8e5m2:
+    case DType::float8e5m2fnuz:
+    case DType::float4e2m1: {
+      auto* p = out.data<uint8_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = minifloat_bits(out.dtype, static_cast<double>(v[i]), false);
       break;
     }
     default: fail(ErrorKind::unsupported, "results of type {} are not supported", dtype_name(out.dtype));

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "kernels/half.h"
+#include "kernels/minifloat.h"
 
 // Tensor bytes are little-endian and are read and written with memcpy into
 // native values, which is only right on a little-endian host.
@@ -71,6 +72,13 @@ size_t dtype_size(DType t) {
     case DType::uint32: return 4;
     case DType::uint64: return 8;
     case DType::bfloat16: return 2;
+    case DType::float8e4m3fn:
+    case DType::float8e4m3fnuz:
+    case DType::float8e5m2:
+    case DType::float8e5m2fnuz: return 1;
+    case DType::uint4:
+    case DType::int4:
+    case DType::float4e2m1: return 1;  // held unpacked (tensor.h)
     case DType::undefined:
     case DType::string: return 0;
   }
@@ -94,6 +102,13 @@ std::string dtype_name(DType t) {
     case DType::uint32: return "uint32";
     case DType::uint64: return "uint64";
     case DType::bfloat16: return "bfloat16";
+    case DType::float8e4m3fn: return "float8e4m3fn";
+    case DType::float8e4m3fnuz: return "float8e4m3fnuz";
+    case DType::float8e5m2: return "float8e5m2";
+    case DType::float8e5m2fnuz: return "float8e5m2fnuz";
+    case DType::uint4: return "uint4";
+    case DType::int4: return "int4";
+    case DType::float4e2m1: return "float4e2m1";
   }
   // Values outside the enum (complex64 = 14, complex128 = 15, newer types).
   return fmt::format("data type {}", static_cast<int32_t>(t));
@@ -101,6 +116,40 @@ std::string dtype_name(DType t) {
 
 bool is_floating(DType t) {
   return t == DType::float32 || t == DType::float64 || t == DType::float16 || t == DType::bfloat16;
+}
+
+bool is_float8(DType t) {
+  return t == DType::float8e4m3fn || t == DType::float8e4m3fnuz || t == DType::float8e5m2 ||
+         t == DType::float8e5m2fnuz;
+}
+
+bool is_4bit(DType t) { return t == DType::int4 || t == DType::uint4 || t == DType::float4e2m1; }
+
+namespace {
+
+bool minifloat_of(DType t, kernels::Minifloat* f) {
+  switch (t) {
+    case DType::float8e4m3fn: *f = kernels::Minifloat::e4m3fn; return true;
+    case DType::float8e4m3fnuz: *f = kernels::Minifloat::e4m3fnuz; return true;
+    case DType::float8e5m2: *f = kernels::Minifloat::e5m2; return true;
+    case DType::float8e5m2fnuz: *f = kernels::Minifloat::e5m2fnuz; return true;
+    case DType::float4e2m1: *f = kernels::Minifloat::e2m1; return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+double minifloat_value(DType t, uint8_t bits) {
+  kernels::Minifloat f;
+  if (!minifloat_of(t, &f)) fail(ErrorKind::unsupported, "type {} is not a float8 or float4 type", dtype_name(t));
+  return kernels::minifloat_to_f64(bits, f);
+}
+
+uint8_t minifloat_bits(DType t, double v, bool saturate) {
+  kernels::Minifloat f;
+  if (!minifloat_of(t, &f)) fail(ErrorKind::unsupported, "type {} is not a float8 or float4 type", dtype_name(t));
+  return kernels::f64_to_minifloat(v, f, saturate);
 }
 
 namespace {
@@ -197,6 +246,13 @@ std::vector<double> Tensor::to_f64() const {
       case DType::boolean: out[i] = load<uint8_t>(p) != 0 ? 1.0 : 0.0; break;
       case DType::uint32: out[i] = load<uint32_t>(p); break;
       case DType::uint64: out[i] = static_cast<double>(load<uint64_t>(p)); break;
+      case DType::int4: out[i] = load<int8_t>(p); break;
+      case DType::uint4: out[i] = load<uint8_t>(p); break;
+      case DType::float8e4m3fn:
+      case DType::float8e4m3fnuz:
+      case DType::float8e5m2:
+      case DType::float8e5m2fnuz:
+      case DType::float4e2m1: out[i] = minifloat_value(dtype, load<uint8_t>(p)); break;
       case DType::undefined:
       case DType::string: break;  // size 0, refused above
     }
@@ -230,6 +286,21 @@ Tensor Tensor::from_f64(DType t, std::vector<int64_t> shape, const std::vector<d
       case DType::int64: store_integer<int64_t>(p, v, out.name, i, t); break;
       case DType::uint32: store_integer<uint32_t>(p, v, out.name, i, t); break;
       case DType::uint64: store_integer<uint64_t>(p, v, out.name, i, t); break;
+      case DType::int4:
+      case DType::uint4: {
+        const double lo = t == DType::int4 ? -8 : 0;
+        if (!integral_in(v, lo, lo + 16)) {
+          fail(ErrorKind::input, "{}: value {} at index {} is not representable as {}", tensor_label(out.name), v,
+               i, dtype_name(t));
+        }
+        store<int8_t>(p, static_cast<int8_t>(v));  // uint4's [0, 15] in the same byte
+        break;
+      }
+      case DType::float8e4m3fn:
+      case DType::float8e4m3fnuz:
+      case DType::float8e5m2:
+      case DType::float8e5m2fnuz:
+      case DType::float4e2m1: store<uint8_t>(p, minifloat_bits(t, v, false)); break;
       case DType::boolean:
         if (v != 0.0 && v != 1.0) {
           fail(ErrorKind::input, "{}: value {} at index {} is not representable as bool", tensor_label(out.name),

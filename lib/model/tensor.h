@@ -4,6 +4,15 @@
 // Storage is little-endian bytes in C order, exactly as ONNX's raw_data.
 // float16 and bfloat16 elements are stored as their 16-bit patterns
 // (kernels::f16 / kernels::bf16). Element access goes through data<T>().
+//
+// The float8 types (IR 9) hold one bit pattern per byte. The 4-bit types
+// (int4, uint4: IR 10; float4e2m1: IR 11) are held UNPACKED, one element
+// per byte, so every op that moves elements by dtype_size() works on them
+// unchanged: int4 as an int8 in [-8, 7], uint4 as a uint8 in [0, 15],
+// float4e2m1 as its bit pattern in the low 4 bits. ONNX stores them packed
+// two per byte (first element in the low nibble): tensor_proto.cpp packs
+// and unpacks at the boundary, so for these types only, `bytes` is not
+// the raw_data form.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +40,13 @@ enum class DType : int32_t {
   uint32 = 12,
   uint64 = 13,
   bfloat16 = 16,
+  float8e4m3fn = 17,
+  float8e4m3fnuz = 18,
+  float8e5m2 = 19,
+  float8e5m2fnuz = 20,
+  uint4 = 21,
+  int4 = 22,
+  float4e2m1 = 23,
 };
 
 // Size of one element in bytes; 0 for types bnorm cannot hold (string,
@@ -40,6 +56,17 @@ size_t dtype_size(DType t);
 std::string dtype_name(DType t);
 // float, double, float16, bfloat16: the types a normalization node carries.
 bool is_floating(DType t);
+// float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz.
+bool is_float8(DType t);
+// int4, uint4, float4e2m1: packed two per byte in ONNX's storage.
+bool is_4bit(DType t);
+// The value of the bit pattern `bits` of float8 or float4e2m1 type `t`
+// (exact; NaN for NaN patterns).
+double minifloat_value(DType t, uint8_t bits);
+// `v` rounded once (to nearest even) to float8 or float4e2m1 type `t`, out
+// of range values as ONNX's Cast tables say for `saturate`
+// (kernels/minifloat.h). Error(unsupported) for other types.
+uint8_t minifloat_bits(DType t, double v, bool saturate);
 
 struct Tensor {
   std::string name;
@@ -63,8 +90,10 @@ struct Tensor {
   // and integers up to 2^53). Throws for types without a numeric value.
   std::vector<double> to_f64() const;
   // A tensor of `t` whose elements are `values` rounded once to `t`
-  // (round to nearest even for floating types, saturating truncation
-  // toward zero for integers is NOT done: integers must be exact).
+  // (round to nearest even for floating types, overflow to infinity, or
+  // to NaN for float8 types without one (Cast with saturate = 0); float4e2m1
+  // saturates. Saturating truncation toward zero for integers is NOT done:
+  // integers, int4 and uint4 included, must be exact).
   static Tensor from_f64(DType t, std::vector<int64_t> shape, const std::vector<double>& values,
                          std::string tensor_name = {});
 };

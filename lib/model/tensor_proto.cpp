@@ -61,6 +61,14 @@ void int32_range(DType t, int64_t* lo, int64_t* hi) {
     case DType::boolean: *lo = 0; *hi = 1; return;
     case DType::float16:
     case DType::bfloat16: *lo = -32768; *hi = 65535; return;
+    // One bit pattern per value; for the 4-bit types, a byte of two packed elements.
+    case DType::float8e4m3fn:
+    case DType::float8e4m3fnuz:
+    case DType::float8e5m2:
+    case DType::float8e5m2fnuz:
+    case DType::int4:
+    case DType::uint4:
+    case DType::float4e2m1: *lo = 0; *hi = 255; return;
     default: *lo = INT32_MIN; *hi = INT32_MAX; return;
   }
 }
@@ -114,6 +122,33 @@ void check_bools(const Tensor& t) {
   }
 }
 
+// ONNX's packed 4-bit form -> one element per byte (tensor.h): the first
+// element of each byte in its low nibble; int4 is sign-extended. The high
+// nibble of the last byte of an odd count is padding and is ignored.
+std::vector<uint8_t> unpack_4bit(const std::vector<uint8_t>& packed, DType t, int64_t numel) {
+  std::vector<uint8_t> out(static_cast<size_t>(numel));
+  for (int64_t i = 0; i < numel; ++i) {
+    uint8_t v = (packed[static_cast<size_t>(i / 2)] >> (i % 2 ? 4 : 0)) & 0x0Fu;
+    if (t == DType::int4 && (v & 0x08u)) v |= 0xF0u;
+    out[static_cast<size_t>(i)] = v;
+  }
+  return out;
+}
+
+std::string pack_4bit(const Tensor& t) {
+  const size_t n = t.bytes.size();
+  std::string out((n + 1) / 2, '\0');
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t b = t.bytes[i];
+    const bool ok = t.dtype == DType::int4 ? (b <= 7 || b >= 0xF8) : b <= 15;
+    if (!ok) {
+      fail(ErrorKind::input, "{}: byte {} at index {} is not a {} value", label(t.name), int{b}, i, dtype_name(t.dtype));
+    }
+    out[i / 2] = static_cast<char>(static_cast<uint8_t>(out[i / 2]) | ((b & 0x0Fu) << (i % 2 ? 4 : 0)));
+  }
+  return out;
+}
+
 }  // namespace
 
 bool is_external(const onnx::TensorProto& p) {
@@ -128,7 +163,7 @@ struct Layout {
   DType type = DType::undefined;
   std::vector<int64_t> dims;
   int64_t numel = 0;
-  uint64_t bytes = 0;  // numel * element size
+  uint64_t bytes = 0;  // numel * element size; for the 4-bit types, packed: (numel + 1) / 2
   Storage storage = Storage::none;
   std::string need;    // "dims [3] of float need"
 };
@@ -149,7 +184,7 @@ Layout check_layout(const onnx::TensorProto& p, const std::filesystem::path& bas
   } catch (const Error& e) {
     fail(ErrorKind::input, "{}: {}", label(p.name()), e.bare_message());
   }
-  l.bytes = static_cast<uint64_t>(l.numel) * size;
+  l.bytes = is_4bit(l.type) ? (static_cast<uint64_t>(l.numel) + 1) / 2 : static_cast<uint64_t>(l.numel) * size;
   l.need = fmt::format("dims {} of {} need", shape_str(l.dims), dtype_name(l.type));
 
   const std::vector<Field> typed = nonempty_typed_fields(p);
@@ -187,8 +222,9 @@ Layout check_layout(const onnx::TensorProto& p, const std::filesystem::path& bas
       fail(ErrorKind::input, "{}: {} values must be in {} or raw_data, found {}", label(p.name()),
            dtype_name(l.type), want, typed[0].name);
     }
-    if (typed[0].size != l.numel) {
-      fail(ErrorKind::input, "{}: {} has {} values, {} {}", label(p.name()), want, typed[0].size, l.need, l.numel);
+    const int64_t values = is_4bit(l.type) ? static_cast<int64_t>(l.bytes) : l.numel;  // two per int32
+    if (typed[0].size != values) {
+      fail(ErrorKind::input, "{}: {} has {} values, {} {}", label(p.name()), want, typed[0].size, l.need, values);
     }
   } else if (l.numel > 0 && size != 0) {
     fail(ErrorKind::input, "{}: has no data, {} {} values", label(p.name()), l.need, l.numel);
@@ -226,6 +262,7 @@ Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& ba
     decode_typed(p, t, &out);
   }
   if (t == DType::boolean) check_bools(out);
+  if (is_4bit(t)) out.bytes = unpack_4bit(out.bytes, t, l.numel);
   return out;
 }
 
@@ -256,7 +293,8 @@ void encode_tensor(const Tensor& t, onnx::TensorProto* out) {
   out->clear_segment();
   out->clear_external_data();
   out->clear_data_location();  // reads as DEFAULT and is not serialized, as ONNX writes it
-  out->mutable_raw_data()->assign(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
+  if (is_4bit(t.dtype)) *out->mutable_raw_data() = pack_4bit(t);
+  else out->mutable_raw_data()->assign(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
 }
 
 onnx::TensorProto to_proto(const Tensor& t) {

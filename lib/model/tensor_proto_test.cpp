@@ -346,3 +346,52 @@ TEST_CASE("external data is read from a side file in the model's directory") {
   e = error_of([&] { decode_tensor(p, dir.path); });
   CHECK_THAT(e.message(), Catch::Contains("external") && Catch::Contains("raw_data"));
 }
+
+TEST_CASE("int4, uint4 and float4e2m1 unpack from raw_data and int32_data, low nibble first, and pack back") {
+  // Five int4 elements 7, -8, -1, 0, 3: bytes 0x87, 0x0F, 0x03 (padding nibble 0).
+  const Tensor r = decode_tensor(raw_proto("q", DType::int4, {5}, {0x87, 0x0F, 0x03}));
+  CHECK(r.bytes.size() == 5);
+  CHECK(r.to_f64() == std::vector<double>{7, -8, -1, 0, 3});
+  onnx::TensorProto typed = proto("q", DType::int4, {5});
+  for (int v : {0x87, 0x0F, 0x03}) typed.add_int32_data(v);
+  CHECK(decode_tensor(typed).to_f64() == std::vector<double>{7, -8, -1, 0, 3});
+  CHECK(bnorm::to_proto(r).raw_data() == std::string("\x87\x0F\x03", 3));
+
+  const Tensor u = decode_tensor(raw_proto("u", DType::uint4, {3}, {0xF8, 0x01}));
+  CHECK(u.to_f64() == std::vector<double>{8, 15, 1});
+  CHECK(bnorm::to_proto(u).raw_data() == std::string("\xF8\x01", 2));
+  const Tensor f = decode_tensor(raw_proto("f", DType::float4e2m1, {2, 2}, {0x7F, 0x21}));
+  CHECK(f.to_f64() == std::vector<double>{-6, 6, 0.5, 1});
+  CHECK(bnorm::to_proto(f).raw_data() == std::string("\x7F\x21", 2));
+
+  // The packed size is what the dims need: 5 elements in 3 bytes, not 5 nor 2.
+  CHECK_THROWS_AS(decode_tensor(raw_proto("q", DType::int4, {5}, {0x87, 0x0F})), Error);
+  CHECK_THROWS_AS(decode_tensor(raw_proto("q", DType::int4, {5}, Bytes(5))), Error);
+  onnx::TensorProto too_many = proto("q", DType::uint4, {2});
+  too_many.add_int32_data(1);
+  too_many.add_int32_data(2);
+  CHECK_THROWS_AS(decode_tensor(too_many), Error);
+  onnx::TensorProto out_of_byte = proto("q", DType::uint4, {2});
+  out_of_byte.add_int32_data(256);
+  CHECK_THROWS_AS(decode_tensor(out_of_byte), Error);
+  // A tensor whose byte breaks the unpacked form is not silently masked.
+  Tensor bad(DType::int4, {1});
+  bad.bytes[0] = 0x10;
+  CHECK_THROWS_AS(bnorm::to_proto(bad), Error);
+}
+
+TEST_CASE("float8 tensors hold one bit pattern per byte, from raw_data or int32_data") {
+  const Tensor r = decode_tensor(raw_proto("f", DType::float8e4m3fn, {3}, {0x7E, 0x38, 0xFF}));
+  const auto v = r.to_f64();
+  CHECK(v[0] == 448);
+  CHECK(v[1] == 1);
+  CHECK(std::isnan(v[2]));
+  onnx::TensorProto typed = proto("f", DType::float8e5m2, {2});
+  typed.add_int32_data(0x7C);
+  typed.add_int32_data(0xBC);
+  CHECK(decode_tensor(typed).to_f64() == std::vector<double>{kInf, -1});
+  CHECK(bnorm::to_proto(r).raw_data() == std::string("\x7E\x38\xFF", 3));
+  CHECK(Tensor::from_f64(DType::float8e4m3fnuz, {2}, {1, 1e6}).bytes == Bytes{0x40, 0x80});
+  CHECK_THROWS_AS(Tensor::from_f64(DType::int4, {1}, {8}), Error);
+  CHECK(Tensor::from_f64(DType::uint4, {1}, {15}).to_f64() == std::vector<double>{15});
+}
