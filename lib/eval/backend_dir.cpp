@@ -1,6 +1,10 @@
 #include "eval/backend_dir.h"
 
+#include <onnx/onnx-data_pb.h>
+
 #include <algorithm>
+#include <climits>
+#include <fstream>
 #include <set>
 
 #include "core/error.h"
@@ -9,6 +13,7 @@
 #include "model/norm_op.h"
 #include "model/op_versions.h"
 #include "model/tensor_file.h"
+#include "model/tensor_proto.h"
 
 namespace fs = std::filesystem;
 
@@ -45,15 +50,29 @@ std::vector<fs::path> find_backend_tests(const fs::path& root) {
   return out;
 }
 
+namespace {
+
+// A tensor type bnorm holds; a sequence of those; an optional of either.
+bool holds_type(const onnx::TypeProto& t, bool nested = false) {
+  if (t.has_tensor_type()) return dtype_size(static_cast<DType>(t.tensor_type().elem_type())) != 0;
+  if (nested) return false;
+  if (t.has_sequence_type()) return holds_type(t.sequence_type().elem_type(), true);
+  if (t.has_optional_type()) {
+    const auto& e = t.optional_type().elem_type();
+    return e.has_sequence_type() ? holds_type(e.sequence_type().elem_type(), true) : holds_type(e, true);
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string first_unsupported_op(const fs::path& model_path) {
   const Model model = load_model(model_path);
   std::string missing;
   for (const auto* list : {&model.proto.graph().input(), &model.proto.graph().output()}) {
     for (const auto& v : *list) {
       if (!missing.empty() || !v.has_type()) continue;
-      if (!v.type().has_tensor_type()) missing = "non-tensor value '" + v.name() + "'";
-      else if (dtype_size(static_cast<DType>(v.type().tensor_type().elem_type())) == 0)
-        missing = "non-tensor value '" + v.name() + "'";
+      if (!holds_type(v.type())) missing = "non-tensor value '" + v.name() + "'";
     }
   }
   const int64_t opset = default_opset(model.proto);
@@ -87,6 +106,101 @@ void as_bfloat16_if_declared(Tensor& t, DType declared) {
   if (declared == DType::bfloat16 && t.dtype == DType::uint16) t.dtype = DType::bfloat16;
 }
 
+void as_bfloat16_if_declared(eval::Value& v, DType declared) {
+  as_bfloat16_if_declared(v.tensor, declared);
+  for (Tensor& t : v.items) as_bfloat16_if_declared(t, declared);
+}
+
+// The tensor element type a declared type ends in (a sequence's or an
+// optional's element), or undefined.
+DType declared_elem(const onnx::TypeProto& t) {
+  if (t.has_tensor_type()) return static_cast<DType>(t.tensor_type().elem_type());
+  if (t.has_sequence_type()) return declared_elem(t.sequence_type().elem_type());
+  if (t.has_optional_type()) return declared_elem(t.optional_type().elem_type());
+  return DType::undefined;
+}
+
+eval::Value decode_sequence(const onnx::SequenceProto& p, const fs::path& dir, DType declared) {
+  if (p.elem_type() != onnx::SequenceProto::TENSOR && !(p.elem_type() == onnx::SequenceProto::UNDEFINED && p.tensor_values_size() == 0)) {
+    fail(ErrorKind::unsupported, "a sequence of anything but tensors (SequenceProto elem_type {})", p.elem_type());
+  }
+  std::vector<Tensor> items;
+  for (const auto& t : p.tensor_values()) items.push_back(decode_tensor(t, dir));
+  return eval::Value::sequence(std::move(items), declared);
+}
+
+// input_N.pb / output_N.pb of a value of declared type `type`: a
+// TensorProto, SequenceProto or OptionalProto.
+eval::Value read_value_file(const fs::path& path, const onnx::TypeProto& type) {
+  if (!type.has_sequence_type() && !type.has_optional_type()) return eval::Value::of(read_tensor_file(path));
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(ErrorKind::input, "cannot open for reading");
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.size() > INT_MAX) fail(ErrorKind::input, "over protobuf's 2 GiB limit");
+    const fs::path dir = path.parent_path();
+    const DType elem = declared_elem(type);
+    if (type.has_sequence_type()) {
+      onnx::SequenceProto p;
+      if (!p.ParseFromString(bytes)) fail(ErrorKind::input, "cannot parse as a serialized ONNX SequenceProto");
+      return decode_sequence(p, dir, elem);
+    }
+    onnx::OptionalProto p;
+    if (!p.ParseFromString(bytes)) fail(ErrorKind::input, "cannot parse as a serialized ONNX OptionalProto");
+    const bool of_sequence = type.optional_type().elem_type().has_sequence_type();
+    switch (p.elem_type()) {
+      case onnx::OptionalProto::UNDEFINED:
+        return eval::Value::none(of_sequence ? eval::Value::Kind::sequence : eval::Value::Kind::tensor, elem);
+      case onnx::OptionalProto::TENSOR: return eval::Value::some(eval::Value::of(decode_tensor(p.tensor_value(), dir)));
+      case onnx::OptionalProto::SEQUENCE: return eval::Value::some(decode_sequence(p.sequence_value(), dir, elem));
+      default: fail(ErrorKind::unsupported, "an optional of anything but a tensor or a sequence (OptionalProto elem_type {})", p.elem_type());
+    }
+  } catch (Error& e) {
+    e.in_file(path.string());
+    throw;
+  }
+}
+
+// Both diffs in one: passes when both do; the larger errors; the first problem.
+void merge(Diff& into, const Diff& d, const std::string& where) {
+  into.pass = into.pass && d.pass;
+  into.max_abs = std::max(into.max_abs, d.max_abs);
+  into.max_rel = std::max(into.max_rel, d.max_rel);
+  into.mismatches += d.mismatches;
+  into.elements += d.elements;
+  if (into.problem.empty() && !d.problem.empty()) into.problem = where + d.problem;
+}
+
+Diff mismatch(const std::string& problem) {
+  Diff d;
+  d.pass = false;
+  d.problem = problem;
+  return d;
+}
+
+// Values compare as their tensors do; sequences item by item (same
+// length); optionals by emptiness, then by their elements.
+Diff compare_values(const eval::Value& expected, const eval::Value& actual, const Tolerance& tol) {
+  using Kind = eval::Value::Kind;
+  if (expected.kind != actual.kind) return mismatch(fmt::format("{}, expected {}", actual.describe(), expected.describe()));
+  if (expected.kind == Kind::optional) {
+    if (expected.has_element != actual.has_element || (expected.has_element && expected.element != actual.element)) {
+      return mismatch(fmt::format("{}, expected {}", actual.describe(), expected.describe()));
+    }
+    if (!expected.has_element) return Diff{};
+    return compare_values(expected.unwrapped(), actual.unwrapped(), tol);
+  }
+  if (expected.kind == Kind::tensor) return compare(expected.tensor, actual.tensor, tol);
+  if (expected.items.size() != actual.items.size()) {
+    return mismatch(fmt::format("a sequence of {} tensors, expected {}", actual.items.size(), expected.items.size()));
+  }
+  Diff d;
+  for (size_t i = 0; i < expected.items.size(); ++i) {
+    merge(d, compare(expected.items[i], actual.items[i], tol), fmt::format("item {}: ", i));
+  }
+  return d;
+}
+
 }  // namespace
 
 BackendTestResult run_backend_test(const fs::path& dir, const Tolerance& tol) {
@@ -104,9 +218,16 @@ BackendTestResult run_backend_test(const fs::path& dir, const Tolerance& tol) {
   std::set<std::string> initializers;
   for (const auto& t : model.proto.graph().initializer()) initializers.insert(t.name());
   std::vector<std::string> input_names, output_names;
-  for (const auto& in : model.proto.graph().input())
-    if (!initializers.count(in.name())) input_names.push_back(in.name());
-  for (const auto& out : model.proto.graph().output()) output_names.push_back(out.name());
+  std::vector<const onnx::TypeProto*> input_types, output_types;
+  for (const auto& in : model.proto.graph().input()) {
+    if (initializers.count(in.name())) continue;
+    input_names.push_back(in.name());
+    input_types.push_back(&in.type());
+  }
+  for (const auto& out : model.proto.graph().output()) {
+    output_names.push_back(out.name());
+    output_types.push_back(&out.type());
+  }
 
   std::vector<fs::path> sets;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -116,20 +237,19 @@ BackendTestResult run_backend_test(const fs::path& dir, const Tolerance& tol) {
   for (const auto& set : sets) {
     DataSetResult ds;
     ds.name = set.filename().string();
-    std::map<std::string, Tensor> inputs;
+    std::map<std::string, eval::Value> inputs;
     const auto in_files = numbered(set, "input_");
     for (size_t i = 0; i < in_files.size() && i < input_names.size(); ++i) {
-      Tensor t = read_tensor_file(in_files[i]);
-      const auto& type = model.proto.graph().input().at(static_cast<int>(i)).type();
-      if (type.has_tensor_type()) as_bfloat16_if_declared(t, static_cast<DType>(type.tensor_type().elem_type()));
-      inputs[input_names[i]] = std::move(t);
+      eval::Value v = read_value_file(in_files[i], *input_types[i]);
+      as_bfloat16_if_declared(v, declared_elem(*input_types[i]));
+      inputs[input_names[i]] = std::move(v);
     }
     const auto out_files = numbered(set, "output_");
-    std::map<std::string, Tensor> actual;
+    std::map<std::string, eval::Value> actual;
     try {
       EvalOptions options;
       options.check_input_shapes = false;
-      actual = evaluate(model, inputs, options);
+      actual = evaluate_values(model, inputs, options);
     } catch (Error& e) {
       if (e.kind() == ErrorKind::unsupported) {
         // A case of a supported op that bnorm does not implement (Cast to
@@ -143,16 +263,17 @@ BackendTestResult run_backend_test(const fs::path& dir, const Tolerance& tol) {
       throw;
     }
     for (size_t i = 0; i < out_files.size() && i < output_names.size(); ++i) {
-      Tensor expected = read_tensor_file(out_files[i]);
+      eval::Value expected = read_value_file(out_files[i], *output_types[i]);
       OutputResult o;
       o.name = output_names[i];
       auto it = actual.find(o.name);
-      if (it != actual.end()) as_bfloat16_if_declared(expected, it->second.dtype);
       if (it == actual.end()) {
         o.diff.pass = false;
         o.diff.problem = "not produced";
       } else {
-        o.diff = compare(expected, it->second, tol);
+        const eval::Value& a = it->second;
+        as_bfloat16_if_declared(expected, a.items.empty() ? a.tensor.dtype : a.items[0].dtype);
+        o.diff = compare_values(expected, a, tol);
       }
       ds.outputs.push_back(std::move(o));
     }

@@ -9,10 +9,13 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "eval/compare.h"
+#include "eval/evaluator.h"
+#include "eval/op.h"
 
 namespace bnorm {
 
@@ -35,6 +38,12 @@ struct BackendTestResult {
   std::vector<DataSetResult> data_sets;
   bool pass() const;
 };
+
+// evaluate() for models whose inputs or outputs may be sequences or
+// optionals (defined in evaluator.cpp, same contract): a given tensor or
+// sequence for an input declared optional is taken as a non-empty optional.
+std::map<std::string, eval::Value> evaluate_values(const Model& model, const std::map<std::string, eval::Value>& inputs,
+                                                   const EvalOptions& options = {});
 
 // A folder holding model.onnx.
 bool is_backend_test_dir(const std::filesystem::path& dir);

@@ -1,7 +1,14 @@
 // The graph executor: plans a graph (topological order, use counts,
 // fusions), then runs it node by node through the op table. See
-// evaluator.h for the contract.
+// evaluator.h for the contract. Values are tensors, sequences or optionals
+// (eval::Value); ops see tensors through OpContext::inputs and the others
+// through OpContext::values. Subgraphs run in a scope whose outer scope is
+// their node's: If's branches through run_subgraph, Loop/Scan/SequenceMap
+// bodies through OpContext::subgraph (planned once, run per iteration with
+// a fresh scope, so memory does not grow with the iteration count).
 #include "eval/evaluator.h"
+
+#include <fmt/format.h>
 
 
 #include <set>
@@ -10,6 +17,7 @@
 
 #include "core/error.h"
 #include "eval/activation.h"
+#include "eval/backend_dir.h"
 #include "eval/op.h"
 #include "model/graph_order.h"
 #include "model/node_label.h"
@@ -24,20 +32,54 @@ namespace {
 using eval::Activation;
 using eval::OpContext;
 using eval::Tensors;
+using eval::Value;
+using Values = std::vector<Value>;
 
 // The values one graph sees: its own, then its enclosing graphs'.
 struct Env {
-  std::unordered_map<std::string, Tensor> values;
+  std::unordered_map<std::string, Value> values;
   const Env* outer = nullptr;
 
-  const Tensor* find(const std::string& name) const {
+  const Value* find(const std::string& name) const {
     for (const Env* e = this; e; e = e->outer) {
       auto it = e->values.find(name);
       if (it != e->values.end()) return &it->second;
     }
     return nullptr;
   }
+  const Tensor* find_tensor(const std::string& name) const {
+    const Value* v = find(name);
+    return v && v->is_tensor() ? &v->tensor : nullptr;
+  }
 };
+
+// "a sequence" for a declared type (sequence_type, optional_type, ...).
+std::string declared_kind(const onnx::TypeProto& t) {
+  if (t.has_sequence_type()) return "a sequence";
+  if (t.has_optional_type()) return "an optional";
+  if (t.has_tensor_type()) return "a tensor";
+  return "a value of another kind";
+}
+
+// A given input against a declared non-tensor type: the kinds must agree
+// (a tensor or sequence given for a declared optional is taken as a
+// non-empty optional), and so must a declared sequence's element type.
+void check_value_input(const onnx::ValueInfoProto& vi, Value& v) {
+  const auto& t = vi.type();
+  if (t.has_optional_type() && v.kind != Value::Kind::optional) v = Value::some(std::move(v));
+  const bool ok = t.has_sequence_type()   ? v.kind == Value::Kind::sequence
+                  : t.has_optional_type() ? v.kind == Value::Kind::optional
+                                          : v.is_tensor();
+  if (!ok) throw Error(ErrorKind::usage, fmt::format("input '{}' is {}, the model declares {}", vi.name(), v.describe(), declared_kind(t)));
+  if (!t.has_sequence_type() || !t.sequence_type().elem_type().has_tensor_type()) return;
+  const auto want = static_cast<DType>(t.sequence_type().elem_type().tensor_type().elem_type());
+  for (const Tensor& item : v.items) {
+    if (want != DType::undefined && item.dtype != want) {
+      throw Error(ErrorKind::usage, fmt::format("input '{}' holds a tensor of type {}, the model declares a sequence of {}",
+                                                vi.name(), dtype_name(item.dtype), dtype_name(want)));
+    }
+  }
+}
 
 std::string declared_shape(const onnx::TensorShapeProto& s) {
   std::string out = "[";
@@ -138,20 +180,26 @@ class Runner {
 
   void add_initializers(const onnx::GraphProto& g, Env& env) const {
     for (const auto& t : g.initializer()) {
-      if (!env.values.count(t.name())) env.values.emplace(t.name(), decode_tensor(t, dir_));
+      if (!env.values.count(t.name())) env.values.emplace(t.name(), Value::of(decode_tensor(t, dir_)));
     }
   }
 
   // Runs `g` in `env` (which already holds its inputs) and returns `wanted`.
-  Tensors run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted);
+  Values run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted);
 
- private:
   struct Plan {
     std::vector<int> order;
     std::vector<std::vector<std::string>> reads;
     std::unordered_map<std::string, int> uses;
     std::vector<int> fused_with;  // activation node index, or -1
   };
+
+  Plan plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const;
+  // Runs planned `g` in `env`; `p` is left as it was (a body runs it again).
+  Values run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, const std::vector<std::string>& wanted,
+                     const std::set<std::string>& pinned);
+
+ private:
 
   // The node's schema version (check_supported has refused every node
   // without one before anything runs).
@@ -161,7 +209,6 @@ class Runner {
     return v;
   }
 
-  Plan plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const;
   // Runs node i (and its fused activation); true when it ran fused.
   bool run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env);
 
@@ -216,26 +263,121 @@ Runner::Plan Runner::plan(const onnx::GraphProto& g, const Env& env, const std::
   return p;
 }
 
+// A Loop/Scan/SequenceMap body: its initializers decoded once into a
+// scope between the node's and each run's, its plan made on the first run.
+class Body final : public eval::Subgraph {
+ public:
+  Body(Runner& runner, const onnx::GraphProto& g, const Env& outer, std::string path)
+      : runner_(runner), g_(g), path_(std::move(path)) {
+    init_.outer = &outer;
+    runner_.add_initializers(g_, init_);
+    for (const auto& o : g_.output()) wanted_.push_back(o.name());
+    pinned_.insert(wanted_.begin(), wanted_.end());
+  }
+
+  int input_count() const override { return g_.input_size(); }
+  int output_count() const override { return g_.output_size(); }
+
+  Values run(Values inputs, const std::string& where) override {
+    try {
+      if (static_cast<int>(inputs.size()) != g_.input_size()) {
+        fail(ErrorKind::input, "the body declares {} inputs, {} are bound", g_.input_size(), inputs.size());
+      }
+      Env env;
+      env.outer = &init_;
+      for (int i = 0; i < g_.input_size(); ++i) {
+        const auto& vi = g_.input(i);
+        if (vi.name().empty()) continue;
+        Value v = std::move(inputs[i]);
+        if (vi.type().has_optional_type() && v.kind != Value::Kind::optional) v = Value::some(std::move(v));
+        env.values[vi.name()] = std::move(v);
+      }
+      if (!plan_) plan_ = std::make_unique<Runner::Plan>(runner_.plan(g_, env, pinned_));
+      return runner_.run_planned(g_, *plan_, env, wanted_, pinned_);
+    } catch (Error& e) {
+      e.context(fmt::format("in '{}'{}{}", path_, where.empty() ? "" : ", ", where));
+      throw;
+    }
+  }
+
+ private:
+  Runner& runner_;
+  const onnx::GraphProto& g_;
+  std::string path_;
+  Env init_;
+  std::vector<std::string> wanted_;
+  std::set<std::string> pinned_;
+  std::unique_ptr<Runner::Plan> plan_;
+};
+
+// The name of `n`'s graph attribute that holds `sub`, for paths.
+std::string attr_holding(const onnx::NodeProto& n, const onnx::GraphProto& sub) {
+  for (const auto& a : n.attribute()) {
+    if (a.has_g() && &a.g() == &sub) return a.name();
+    for (const auto& sg : a.graphs()) {
+      if (&sg == &sub) return a.name();
+    }
+  }
+  return "subgraph";
+}
+
+// If's branch outputs as the node's outputs: tensors returned, sequences
+// and optionals (If-13+ / If-16+) put in `value_outs` at their position.
+Tensors branch_outputs(Values vals, int version, std::vector<std::optional<Value>>& value_outs) {
+  Tensors out(vals.size());
+  for (size_t k = 0; k < vals.size(); ++k) {
+    Value& v = vals[k];
+    if (v.is_tensor()) {
+      out[k] = std::move(v.tensor);
+      continue;
+    }
+    const bool optional = v.kind == Value::Kind::optional;
+    if (version < 13 || (optional && version < 16)) {
+      fail(ErrorKind::input, "branch output {} is {}; If-{} returns {}", k, v.describe(), version,
+           version < 13 ? "tensors only" : "tensors or sequences");
+    }
+    if (k < value_outs.size()) value_outs[k] = std::move(v);
+  }
+  return out;
+}
+
 bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env) {
   const auto& n = g.node(i);
   OpContext ctx;
   ctx.node = &n;
   ctx.opset = opset_;
   ctx.model_dir = dir_;
+  std::vector<std::optional<Value>> value_outs(n.output_size());
+  ctx.value_outputs = &value_outs;
   try {
     ctx.version = op_version(n);
+    const bool takes_values = eval::takes_values(n.op_type());
     for (const auto& name : n.input()) {
-      const Tensor* t = name.empty() ? nullptr : env.find(name);
-      if (!name.empty() && !t) fail(ErrorKind::input, "input '{}' has no value", name);
-      ctx.inputs.push_back(t);
+      const Value* v = name.empty() ? nullptr : env.find(name);
+      if (!name.empty() && !v) fail(ErrorKind::input, "input '{}' has no value", name);
+      if (v && !v->is_tensor() && !takes_values) {
+        fail(ErrorKind::input, "input '{}' is {}; {} takes tensors", name, v->describe(), n.op_type());
+      }
+      ctx.values.push_back(v);
+      ctx.inputs.push_back(v && v->is_tensor() ? &v->tensor : nullptr);
     }
-    ctx.run_subgraph = [this, &env](const onnx::GraphProto& sub) {
+    ctx.run_subgraph = [this, &env, &g, i, &ctx, &value_outs](const onnx::GraphProto& sub) {
       Env inner;
       inner.outer = &env;
       add_initializers(sub, inner);
       std::vector<std::string> outs;
       for (const auto& o : sub.output()) outs.push_back(o.name());
-      return run_graph(sub, inner, outs);
+      Values vals;
+      try {
+        vals = run_graph(sub, inner, outs);
+      } catch (Error& e) {
+        e.context(fmt::format("in '{}/{}'", node_label(g, i, ""), attr_holding(g.node(i), sub)));
+        throw;
+      }
+      return branch_outputs(std::move(vals), ctx.version, value_outs);
+    };
+    ctx.subgraph = [this, &env, &g, i](const onnx::GraphProto& sub, const std::string& attr) {
+      return std::unique_ptr<eval::Subgraph>(new Body(*this, sub, env, node_label(g, i, "") + "/" + attr));
     };
     // Fuse only when the activation's other inputs (Clip's bounds) exist now.
     Activation act;
@@ -245,7 +387,7 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env)
       std::vector<const Tensor*> a_inputs{nullptr};
       bool ready = true;
       for (int k = 1; k < a.input_size(); ++k) {
-        const Tensor* t = a.input(k).empty() ? nullptr : env.find(a.input(k));
+        const Tensor* t = a.input(k).empty() ? nullptr : env.find_tensor(a.input(k));
         ready = ready && (a.input(k).empty() || t);
         a_inputs.push_back(t);
       }
@@ -256,16 +398,25 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env)
     }
     const eval::OpFn fn = eval::find_op(n.op_type(), ctx.version);
     if (!fn) fail(ErrorKind::unsupported, "{}-{} is not implemented", n.op_type(), ctx.version);
-    Tensors out = fn(ctx);
+    Tensors out;
+    if (n.op_type() == "Identity" && ctx.value(0) && !ctx.value(0)->is_tensor()) {
+      value_outs.at(0) = eval::identity_value(ctx);
+    } else {
+      out = fn(ctx);
+    }
     for (int k = 0; k < n.output_size(); ++k) {
       std::string name = n.output(k);
       if (name.empty()) continue;
+      if (value_outs[k]) {
+        env.values[name] = std::move(*value_outs[k]);
+        continue;
+      }
       if (k >= static_cast<int>(out.size()) || out[k].dtype == DType::undefined) {
         fail(ErrorKind::unsupported, "output {} ('{}') is not computed", k, name);
       }
       if (k == 0 && ctx.fused) name = g.node(j).output(0);
       out[k].name = name;
-      env.values[name] = std::move(out[k]);
+      env.values[name] = Value::of(std::move(out[k]));
     }
     return ctx.fused != nullptr;
   } catch (Error& e) {
@@ -274,14 +425,20 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env)
   }
 }
 
-Tensors Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted) {
+Values Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted) {
   check_supported(g);
   const std::set<std::string> pinned(wanted.begin(), wanted.end());
-  Plan p = plan(g, env, pinned);
+  const Plan p = plan(g, env, pinned);
+  return run_planned(g, p, env, wanted, pinned);
+}
+
+Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, const std::vector<std::string>& wanted,
+                           const std::set<std::string>& pinned) {
+  std::unordered_map<std::string, int> uses = p.uses;
   std::vector<bool> done(g.node_size(), false);
   auto release = [&](int i) {
     for (const auto& r : p.reads[i]) {
-      if (--p.uses[r] == 0 && !pinned.count(r)) env.values.erase(r);
+      if (--uses[r] == 0 && !pinned.count(r)) env.values.erase(r);
     }
   };
   for (int i : p.order) {
@@ -306,7 +463,7 @@ Tensors Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector
       }
     }
   }
-  Tensors out;
+  Values out;
   for (const auto& w : wanted) {
     auto it = env.values.find(w);
     if (it != env.values.end()) {
@@ -314,9 +471,9 @@ Tensors Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector
       env.values.erase(it);
       continue;
     }
-    const Tensor* t = env.find(w);
-    if (!t) fail(ErrorKind::input, "value '{}' is not computed by the graph", w);
-    out.push_back(*t);
+    const Value* v = env.find(w);
+    if (!v) fail(ErrorKind::input, "value '{}' is not computed by the graph", w);
+    out.push_back(*v);
   }
   return out;
 }
@@ -328,8 +485,8 @@ bool eval_supports(const std::string& op_type, int64_t opset) {
   return v && eval::find_op(op_type, v) != nullptr;
 }
 
-std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::string, Tensor>& inputs,
-                                       const EvalOptions& options) {
+std::map<std::string, eval::Value> evaluate_values(const Model& model, const std::map<std::string, eval::Value>& inputs,
+                                                   const EvalOptions& options) {
   const onnx::GraphProto& g = model.proto.graph();
   Runner runner(model, options);
   runner.check_supported(g);
@@ -344,10 +501,15 @@ std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::s
       if (!initializers.count(vi.name())) fail(ErrorKind::usage, "missing input '{}'", vi.name());
       continue;
     }
-    check_input(vi, it->second, options.check_input_shapes);
-    env.values[vi.name()] = it->second;
+    Value v = it->second;
+    if (vi.type().has_tensor_type() && v.is_tensor()) {
+      check_input(vi, v.tensor, options.check_input_shapes);
+    } else if (vi.has_type()) {
+      check_value_input(vi, v);
+    }
+    env.values[vi.name()] = std::move(v);
   }
-  for (const auto& [name, t] : inputs) {
+  for (const auto& [name, v] : inputs) {
     if (!declared.count(name)) fail(ErrorKind::usage, "'{}' is not an input of the model", name);
   }
   runner.add_initializers(g, env);
@@ -355,9 +517,24 @@ std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::s
   if (wanted.empty()) {
     for (const auto& o : g.output()) wanted.push_back(o.name());
   }
-  Tensors values = runner.run_graph(g, env, wanted);
-  std::map<std::string, Tensor> out;
+  Values values = runner.run_graph(g, env, wanted);
+  std::map<std::string, Value> out;
   for (size_t i = 0; i < wanted.size(); ++i) out[wanted[i]] = std::move(values[i]);
+  return out;
+}
+
+std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::string, Tensor>& inputs,
+                                       const EvalOptions& options) {
+  std::map<std::string, Value> given;
+  for (const auto& [name, t] : inputs) given.emplace(name, Value::of(t));
+  std::map<std::string, Value> values = evaluate_values(model, given, options);
+  std::map<std::string, Tensor> out;
+  for (auto& [name, v] : values) {
+    if (!v.is_tensor()) {
+      fail(ErrorKind::unsupported, "output '{}' is {}; only tensors can be returned here", name, v.describe());
+    }
+    out[name] = std::move(v.tensor);
+  }
   return out;
 }
 
