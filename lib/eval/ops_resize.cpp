@@ -1,17 +1,29 @@
-// Upsample and Resize, nearest mode only (linear and cubic are
-// Error(unsupported)). Nearest is separable: each output index along an
-// axis reads one input index, so the ops are one remap().
+// Upsample and Resize: the attributes and inputs of each version read into
+// one resampling (ops_resize_kernel.cpp, which holds the formulas).
 //
-// Contract per op (versions in parentheses where they differ):
-//   Upsample  scales from height_scale/width_scale on a 4-D input (1), the
-//             `scales` attribute (7) or input 1 (9+); out = floor(dim *
-//             scale), reading floor(i / scale).
-//   Resize    10: scales input, as Upsample. 11+: scales (input 2) or sizes
-//             (input 3); coordinate_transformation_mode (default
-//             half_pixel) maps an output index to an input coordinate,
-//             nearest_mode (default round_prefer_floor) rounds it, clamped
-//             to the axis; tf_crop_and_resize reads the roi (input 1) and
-//             writes extrapolation_value outside it.
+// Upsample  1: 4-D X, height_scale/width_scale, mode nearest or bilinear.
+//           7: `scales` attribute; 9: `scales` input; mode nearest or
+//           linear. Scales >= 1, out = floor(in * scale), coordinates
+//           asymmetric (x / scale), nearest reads floor(x / scale).
+// Resize    10: as Upsample-9 but scales may be below 1 (nearest then
+//           reads ceil(x / scale), as onnxruntime does: the spec says
+//           nothing).
+//           11: roi, scales (empty when sizes is used) and sizes; modes
+//           nearest, linear, cubic; coordinate_transformation_mode
+//           (default half_pixel, with tf_half_pixel_for_nn), nearest_mode,
+//           cubic_coeff_a, exclude_outside, extrapolation_value.
+//           13: roi and scales optional; tf_half_pixel_for_nn removed.
+//           18: axes, antialias, keep_aspect_ratio_policy.
+//           19: half_pixel_symmetric.
+// With scales, out = floor(in * scale) (the roi does not enter, as in ONNX's
+// shape inference, its reference and onnxruntime; the spec's formula
+// multiplies by roi_end - roi_start) and the target length is in * scale,
+// possibly fractional: align_corners, pytorch_half_pixel and
+// tf_crop_and_resize divide by it as ONNX's reference does. With sizes the
+// scale is out / in; not_larger / not_smaller use the min / max of those
+// ratios over `axes` for every axis and out = floor(scale * in + 0.5).
+// pytorch_half_pixel with a target length of 1 reads coordinate 0 (the
+// spec; ONNX's reference reads -0.5).
 #include <algorithm>
 #include <cmath>
 
@@ -19,82 +31,23 @@
 #include "eval/numeric.h"
 #include "eval/op.h"
 #include "eval/ops.h"
-#include "eval/ops_broadcast.h"
+#include "eval/ops_resize.h"
 
 namespace bnorm::eval {
 
 namespace {
 
-struct Nearest {
-  std::string transform = "asymmetric";
-  std::string rounding = "floor";
-};
+using resize::AxisTarget;
+using resize::Interp;
+using resize::Spec;
 
-int64_t round_index(double v, const std::string& mode) {
-  if (mode == "floor") return static_cast<int64_t>(std::floor(v));
-  if (mode == "ceil") return static_cast<int64_t>(std::ceil(v));
-  const double f = std::floor(v);
-  if (v - f == 0.5) return static_cast<int64_t>(mode == "round_prefer_ceil" ? f + 1 : f);
-  if (mode != "round_prefer_floor" && mode != "round_prefer_ceil") {
-    fail(ErrorKind::input, "unknown nearest_mode '{}'", mode);
-  }
-  return static_cast<int64_t>(std::round(v));
-}
-
-// The input coordinate of output index i, ONNX's coordinate transformations.
-double source_coordinate(const std::string& mode, int64_t i, int64_t in, int64_t out, double scale, double roi_start,
-                         double roi_end) {
-  const auto x = static_cast<double>(i);
-  if (mode == "half_pixel") return (x + 0.5) / scale - 0.5;
-  if (mode == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  if (mode == "align_corners") return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / static_cast<double>(out - 1);
-  if (mode == "asymmetric") return x / scale;
-  if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
-  if (mode == "tf_crop_and_resize") {
-    const double span = static_cast<double>(in - 1);
-    if (out == 1) return 0.5 * (roi_start + roi_end) * span;
-    return roi_start * span + x * (roi_end - roi_start) * span / static_cast<double>(out - 1);
-  }
-  fail(ErrorKind::unsupported, "coordinate_transformation_mode '{}' is not supported", mode);
-}
-
-Tensor resize_nearest(const OpContext& ctx, const Tensor& x, const std::vector<double>& scales,
-                      const std::vector<int64_t>& sizes, const Nearest& how, const std::vector<double>& roi) {
-  const size_t rank = x.dims.size();
-  if (scales.size() != rank && sizes.size() != rank) {
-    fail(ErrorKind::input, "{} scales and {} sizes for an input of rank {}", scales.size(), sizes.size(), rank);
-  }
-  const bool crop = how.transform == "tf_crop_and_resize";
-  if (crop && roi.size() != 2 * rank) fail(ErrorKind::input, "roi has {} values, needs {}", roi.size(), 2 * rank);
-  std::vector<std::vector<int64_t>> maps(rank);
-  for (size_t k = 0; k < rank; ++k) {
-    const int64_t in = x.dims[k];
-    double scale = 0;
-    int64_t out = 0;
-    if (sizes.size() == rank) {
-      out = sizes[k];
-      scale = in ? static_cast<double>(out) / static_cast<double>(in) : 1.0;
-    } else {
-      scale = scales[k];
-      if (!(scale > 0)) fail(ErrorKind::input, "scale {} must be positive", scale);
-      out = static_cast<int64_t>(std::floor(static_cast<double>(in) * scale));
-    }
-    for (int64_t i = 0; i < out; ++i) {
-      const double c = source_coordinate(how.transform, i, in, out, scale, crop ? roi[k] : 0, crop ? roi[rank + k] : 0);
-      if (crop && (c < 0 || c > static_cast<double>(in - 1))) {
-        maps[k].push_back(-1);
-        continue;
-      }
-      maps[k].push_back(std::clamp<int64_t>(round_index(c, how.rounding), 0, in - 1));
-    }
-  }
-  const double fill = attr_float(*ctx.node, "extrapolation_value", 0.0f);
-  return remap(x, maps, make_any<double>(x.dtype, {}, {fill}).bytes);
-}
-
-void require_nearest(const OpContext& ctx) {
+// Upsample-1 names its linear mode "bilinear"; cubic came with Resize-11.
+Interp read_mode(const OpContext& ctx, bool bilinear_name, bool cubic) {
   const std::string mode = attr_string(*ctx.node, "mode", "nearest");
-  if (mode != "nearest") fail(ErrorKind::unsupported, "{} mode '{}' is not supported", ctx.node->op_type(), mode);
+  if (mode == "nearest") return Interp::nearest;
+  if (mode == (bilinear_name ? "bilinear" : "linear")) return Interp::linear;
+  if (mode == "cubic" && cubic) return Interp::cubic;
+  fail(ErrorKind::input, "'{}' is not a mode of {}-{}", mode, ctx.node->op_type(), ctx.version);
 }
 
 std::vector<double> read_scales(const Tensor& t) {
@@ -102,14 +55,159 @@ std::vector<double> read_scales(const Tensor& t) {
   return t.to_f64();
 }
 
+// Targets from one scale per axis: out = floor(in * scale).
+std::vector<AxisTarget> from_scales(const Tensor& x, const std::vector<double>& scales, bool at_least_one) {
+  if (scales.size() != x.dims.size()) {
+    fail(ErrorKind::input, "{} scales for an input of rank {}", scales.size(), x.dims.size());
+  }
+  std::vector<AxisTarget> t(scales.size());
+  for (size_t k = 0; k < scales.size(); ++k) {
+    const double s = scales[k];
+    if (!(s > 0) || std::isinf(s) || (at_least_one && s < 1)) {
+      fail(ErrorKind::input, "scale {} must be {}", s, at_least_one ? "at least 1" : "positive and finite");
+    }
+    t[k].scale = s;
+    t[k].length = static_cast<double>(x.dims[k]) * s;
+    if (t[k].length > 9e18) fail(ErrorKind::input, "scale {} makes axis {} too long", s, k);
+    t[k].out = static_cast<int64_t>(std::floor(t[k].length));
+  }
+  return t;
+}
+
+Tensors upsample_or_resize10(const OpContext& ctx, const Tensor& x, std::vector<double> scales, bool upsample) {
+  Spec s;
+  s.mode = read_mode(ctx, upsample && ctx.version < 7, false);
+  return {resize::resample(x, s, from_scales(x, scales, upsample))};
+}
+
+Spec read_spec(const OpContext& ctx) {
+  const auto& n = *ctx.node;
+  if (ctx.version < 18) {
+    for (const char* a : {"axes", "antialias", "keep_aspect_ratio_policy"}) {
+      if (find_attr(n, a)) fail(ErrorKind::input, "attribute '{}' is not part of Resize-{}", a, ctx.version);
+    }
+  }
+  Spec s;
+  s.mode = read_mode(ctx, false, true);
+  s.transform = attr_string(n, "coordinate_transformation_mode", "half_pixel");
+  const std::string& t = s.transform;
+  const bool known = t == "half_pixel" || t == "pytorch_half_pixel" || t == "align_corners" || t == "asymmetric" ||
+                     t == "tf_crop_and_resize" || (t == "tf_half_pixel_for_nn" && ctx.version < 13) ||
+                     (t == "half_pixel_symmetric" && ctx.version >= 19);
+  if (!known) fail(ErrorKind::input, "'{}' is not a coordinate_transformation_mode of Resize-{}", t, ctx.version);
+  s.nearest = attr_string(n, "nearest_mode", "round_prefer_floor");
+  const std::string& m = s.nearest;
+  if (m != "round_prefer_floor" && m != "round_prefer_ceil" && m != "floor" && m != "ceil") {
+    fail(ErrorKind::input, "unknown nearest_mode '{}'", m);
+  }
+  s.cubic_a = attr_float(n, "cubic_coeff_a", -0.75f);
+  // Nearest reads one sample: exclude_outside and antialias shape only the
+  // linear and cubic filters.
+  s.exclude_outside = attr_int(n, "exclude_outside", 0) != 0;
+  s.antialias = attr_int(n, "antialias", 0) != 0;
+  s.extrapolation = attr_float(n, "extrapolation_value", 0.0f);
+  return s;
+}
+
+std::vector<int64_t> resize_axes(const OpContext& ctx, size_t rank) {
+  std::vector<int64_t> axes;
+  if (const auto a = attr_ints(*ctx.node, "axes")) {
+    for (int64_t v : *a) axes.push_back(normalize_axis(v, static_cast<int64_t>(rank), "axes"));
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (std::count(axes.begin(), axes.end(), axes[i]) > 1) fail(ErrorKind::input, "axis {} is repeated", axes[i]);
+    }
+  } else {
+    for (size_t k = 0; k < rank; ++k) axes.push_back(static_cast<int64_t>(k));
+  }
+  return axes;
+}
+
+// Targets from `sizes` over `axes` under keep_aspect_ratio_policy.
+void from_sizes(const OpContext& ctx, const Tensor& x, const std::vector<int64_t>& axes,
+                const std::vector<int64_t>& sizes, std::vector<AxisTarget>& t) {
+  const std::string policy = attr_string(*ctx.node, "keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+    fail(ErrorKind::input, "unknown keep_aspect_ratio_policy '{}'", policy);
+  }
+  double common = policy == "not_larger" ? INFINITY : 0;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t in = x.dims[axes[i]];
+    if (sizes[i] < 0) fail(ErrorKind::input, "sizes has a negative value {}", sizes[i]);
+    if (policy == "stretch") {
+      AxisTarget& a = t[axes[i]];
+      a.out = sizes[i];
+      a.length = static_cast<double>(sizes[i]);
+      a.scale = in ? a.length / static_cast<double>(in) : 1.0;
+      continue;
+    }
+    if (in == 0) fail(ErrorKind::input, "keep_aspect_ratio_policy '{}' with an empty axis {}", policy, axes[i]);
+    const double r = static_cast<double>(sizes[i]) / static_cast<double>(in);
+    common = policy == "not_larger" ? std::min(common, r) : std::max(common, r);
+  }
+  if (policy == "stretch" || axes.empty()) return;
+  for (int64_t d : axes) {
+    t[d].scale = common;
+    t[d].length = common * static_cast<double>(x.dims[d]);
+    t[d].out = static_cast<int64_t>(std::floor(t[d].length + 0.5));
+  }
+}
+
+Tensors resize_11(const OpContext& ctx, const Tensor& x) {
+  const size_t rank = x.dims.size();
+  if (rank == 0) fail(ErrorKind::input, "Resize needs an input of rank 1 or more");
+  const Spec s = read_spec(ctx);
+  const std::vector<int64_t> axes = resize_axes(ctx, rank);
+  const size_t na = axes.size();
+  if (ctx.version < 13) {
+    ctx.required(1, "roi");
+    ctx.required(2, "scales");
+  }
+  const Tensor* roi = ctx.input(1);
+  const Tensor* scales = ctx.input(2);
+  const Tensor* sizes = ctx.input(3);
+  if (scales && scales->numel() == 0) scales = nullptr;
+  if (sizes && sizes->numel() == 0) sizes = nullptr;
+  if (!scales == !sizes) fail(ErrorKind::input, "exactly one of 'scales' and 'sizes' must be given");
+  std::vector<AxisTarget> t(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    t[k].out = x.dims[k];
+    t[k].length = static_cast<double>(x.dims[k]);
+  }
+  if (scales) {
+    const std::vector<double> v = read_scales(*scales);
+    if (v.size() != na) fail(ErrorKind::input, "'scales' has {} values for {} axes", v.size(), na);
+    std::vector<double> all(rank, 1.0);
+    for (size_t i = 0; i < na; ++i) all[axes[i]] = v[i];
+    t = from_scales(x, all, false);
+  } else {
+    const std::vector<int64_t> v = read_ints(*sizes, "sizes");
+    if (v.size() != na) fail(ErrorKind::input, "'sizes' has {} values for {} axes", v.size(), na);
+    from_sizes(ctx, x, axes, v, t);
+  }
+  if (s.transform == "tf_crop_and_resize") {
+    if (!roi || roi->numel() != static_cast<int64_t>(2 * na)) {
+      fail(ErrorKind::input, "tf_crop_and_resize needs a roi of {} values", 2 * na);
+    }
+    if (!is_floating(roi->dtype)) fail(ErrorKind::input, "input 'roi' must be float, not {}", dtype_name(roi->dtype));
+    const std::vector<double> r = roi->to_f64();
+    for (size_t i = 0; i < na; ++i) {
+      t[axes[i]].roi_lo = r[i];
+      t[axes[i]].roi_hi = r[na + i];
+    }
+  }
+  return {resize::resample(x, s, t)};
+}
+
 }  // namespace
 
 Tensors op_upsample(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "X");
-  require_nearest(ctx);
   std::vector<double> scales;
   if (ctx.version < 7) {
     if (x.dims.size() != 4) fail(ErrorKind::input, "Upsample-1 needs a 4-D input, not {}", shape_str(x.dims));
+    if (!find_attr(*ctx.node, "height_scale") || !find_attr(*ctx.node, "width_scale")) {
+      fail(ErrorKind::input, "attributes 'height_scale' and 'width_scale' are required");
+    }
     scales = {1, 1, attr_float(*ctx.node, "height_scale", 1), attr_float(*ctx.node, "width_scale", 1)};
   } else if (ctx.version < 9) {
     const auto fs = attr_floats(*ctx.node, "scales");
@@ -118,25 +216,13 @@ Tensors op_upsample(const OpContext& ctx) {
   } else {
     scales = read_scales(ctx.required(1, "scales"));
   }
-  return {resize_nearest(ctx, x, scales, {}, Nearest{}, {})};
+  return upsample_or_resize10(ctx, x, scales, true);
 }
 
 Tensors op_resize(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "X");
-  require_nearest(ctx);
-  if (ctx.version < 11) return {resize_nearest(ctx, x, read_scales(ctx.required(1, "scales")), {}, Nearest{}, {})};
-  if (find_attr(*ctx.node, "axes") || attr_int(*ctx.node, "antialias", 0) != 0) {
-    fail(ErrorKind::unsupported, "Resize with 'axes' or 'antialias' is not supported");
-  }
-  Nearest how;
-  how.transform = attr_string(*ctx.node, "coordinate_transformation_mode", "half_pixel");
-  how.rounding = attr_string(*ctx.node, "nearest_mode", "round_prefer_floor");
-  std::vector<double> roi, scales;
-  std::vector<int64_t> sizes;
-  if (const Tensor* t = ctx.input(1)) roi = t->to_f64();
-  if (const Tensor* t = ctx.input(2); t && t->numel() > 0) scales = read_scales(*t);
-  if (const Tensor* t = ctx.input(3); t && t->numel() > 0) sizes = read_ints(*t, "sizes");
-  return {resize_nearest(ctx, x, scales, sizes, how, roi)};
+  if (ctx.version < 11) return upsample_or_resize10(ctx, x, read_scales(ctx.required(1, "scales")), false);
+  return resize_11(ctx, x);
 }
 
 }  // namespace bnorm::eval
