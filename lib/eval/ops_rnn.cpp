@@ -124,9 +124,13 @@ double take(const std::vector<float>& values, size_t& next, bool has_default, do
 
 std::vector<Activation> read_activations(const onnx::NodeProto& node, const OpSpec& op, int64_t dirs) {
   std::vector<std::string> names(op.default_activations.begin(), op.default_activations.end());
+  // An empty list names nothing, so it keeps the defaults; very old models
+  // leave the attribute's type unset.
   if (const auto* a = find_attr(node, "activations")) {
-    if (a->type() != onnx::AttributeProto::STRINGS) fail(ErrorKind::input, "attribute 'activations' must be strings");
-    names.assign(a->strings().begin(), a->strings().end());
+    if (a->type() != onnx::AttributeProto::STRINGS && a->type() != onnx::AttributeProto::UNDEFINED) {
+      fail(ErrorKind::input, "attribute 'activations' must be strings");
+    }
+    if (a->strings_size() > 0) names.assign(a->strings().begin(), a->strings().end());
   }
   const size_t k = op.default_activations.size();
   if (names.size() != k && names.size() != 2 * k) {
