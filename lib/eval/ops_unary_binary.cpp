@@ -106,7 +106,7 @@ Tensors op_mod(const OpContext& ctx) {
   }
   const std::vector<int64_t> dims = broadcast_shapes(a.dims, b.dims);
   const std::vector<double> va = load_values<double>(a), vb = load_values<double>(b);
-  std::vector<double> r(static_cast<size_t>(product(dims)));
+  std::vector<double> r(static_cast<size_t>(checked_buffer_numel(dims, sizeof(double), "Mod's output")));
   broadcast_apply(va.data(), a.dims, vb.data(), b.dims, r.data(), dims,
                   [](double x, double y) { return std::fmod(x, y); });
   Tensors out(1);

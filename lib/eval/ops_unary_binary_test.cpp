@@ -108,6 +108,16 @@ TEST_CASE("Mod broadcasts numpy-style and refuses shapes that do not broadcast",
   CHECK_THROWS_AS(run(13, "Mod", {t(DType::int32, {2}, {1, 2}), t(DType::int32, {3}, {1, 2, 3})}), bnorm::Error);
 }
 
+TEST_CASE("A broadcast beyond the tensor size limit is an input error, not an allocation", "[eval][unary]") {
+  const bnorm::TensorByteLimit limit(int64_t{4} << 20);
+  // 2^20 elements: 4 MiB as int32 or float, 8 MiB in Mod's double buffer.
+  const Tensor icol(DType::int32, {1024, 1}), irow(DType::int32, {1, 1024});
+  CHECK(run(18, "BitwiseAnd", {icol, irow}).dims == std::vector<int64_t>{1024, 1024});
+  CHECK_THROWS_AS(run(18, "BitwiseAnd", {Tensor(DType::int32, {2048, 1}), irow}), bnorm::Error);
+  CHECK_THROWS_AS(run(13, "Mod", {Tensor(DType::float32, {1024, 1}), Tensor(DType::float32, {1, 1024})}, fmod1),
+                  bnorm::Error);
+}
+
 TEST_CASE("BitShift moves bits of unsigned integers, dropping those shifted out", "[eval][unary]") {
   const Attrs left = [](auto& n) { set_string(n, "direction", "LEFT"); };
   const Attrs right = [](auto& n) { set_string(n, "direction", "RIGHT"); };

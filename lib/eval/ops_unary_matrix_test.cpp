@@ -169,6 +169,9 @@ TEST_CASE("Einsum keeps integer types exact and refuses malformed equations", "[
   CHECK_THROWS_AS(einsum("..i", {a}), bnorm::Error);                     // broken ellipsis
   CHECK_THROWS_AS(einsum("ij,ij", {a, t(DType::float32, {2, 3}, {1, 2, 3, 4, 5, 6})}), bnorm::Error);
   CHECK_THROWS_AS(einsum("...ij,...jk", {seq({2, 2, 2}), seq({3, 2, 2})}), bnorm::Error);
+  // 2 x 10^10 multiply-adds are refused before any work.
+  CHECK_THROWS_AS(einsum("i,j->ij", {Tensor(DType::float32, {100000}), Tensor(DType::float32, {100000})}),
+                  bnorm::Error);
   CHECK_THROWS_AS(run(11, "Einsum", {a}), bnorm::Error);
   CHECK_THROWS_AS(run(12, "Einsum", {a}), bnorm::Error);  // no equation
 }
