@@ -259,13 +259,15 @@ TEST_CASE("Attention gives a zero row where every key is masked, in Y and in mod
 TEST_CASE("Attention's softcap bounds the scores before the mask is added", "[eval][attention]") {
   const Tensor q = t32({1, 1, 1, 1}, {1}), k = t32({1, 1, 2, 1}, {3, 0}), v = t32({1, 1, 2, 1}, {1, 0});
   const Tensor mask = t32({1, 2}, {0, -kInf});
-  for (int mode : {1, 2}) {
+  // Mode 0 is the product before the softcap, as the spec says (the
+  // reference implementation returns it after).
+  for (int mode : {0, 1, 2}) {
     const auto got = run(23, "Attention", {q, k, v, mask}, {"y", "", "", "qk"}, [&](onnx::NodeProto& n) {
       set_attr(n, "softcap", 2.0f);
       set_attr(n, "qk_matmul_output_mode", int64_t{mode});
     });
-    CHECK(got[1].to_f64()[0] == Approx(2 * std::tanh(1.5)));
-    CHECK(got[1].to_f64()[1] == (mode == 1 ? 0.0 : -kInf));
+    CHECK(got[1].to_f64()[0] == Approx(mode == 0 ? 3.0 : 2 * std::tanh(1.5)));
+    CHECK(got[1].to_f64()[1] == (mode < 2 ? 0.0 : -kInf));
     CHECK(got[0].to_f64()[0] == Approx(1.0));
   }
 }
@@ -311,6 +313,11 @@ TEST_CASE("Attention rounds float16 once and keeps V's own type for present_valu
   a.k = random_tensor(DType::float16, {1, 2, 5, 8}, 22);
   a.v = random_tensor(DType::float16, {1, 2, 5, 8}, 23);
   check_against_reference(a);
+  // softmax_precision float: float64 already covers it, the numbers do not change.
+  const auto plain = run(23, "Attention", {a.q, a.k, a.v}, {"y"});
+  const auto precise = run(23, "Attention", {a.q, a.k, a.v}, {"y"},
+                           [](auto& n) { set_attr(n, "softmax_precision", int64_t{1}); });
+  CHECK(precise[0].to_f64() == plain[0].to_f64());
   const Tensor v64 = random_tensor(DType::float64, {1, 2, 5, 8}, 23);
   const auto got = run(23, "Attention", {a.q, a.k, v64}, {"y", "pk", "pv"});
   CHECK(got[0].dtype == DType::float16);
@@ -342,6 +349,10 @@ TEST_CASE("Attention refuses invalid nodes and versions it does not implement", 
   expect_error({q, k, t32({1, 2, 3, 2}, std::vector<double>(12, 1))});  // K and V lengths differ
   expect_error({q3, q3, q});                                            // mixed ranks
   expect_error({q, k, v, t32({3, 2}, std::vector<double>(6, 0))});      // mask does not broadcast
+  // A mask shorter than the keys is padded with -inf from Attention-24 on; at 23 it must broadcast.
+  const Tensor k3 = t32({1, 2, 3, 2}, std::vector<double>(12, 1));
+  expect_error({q, k3, k3, t32({2, 2}, std::vector<double>(4, 0))});
+  CHECK(run(23, "Attention", {q, k3, k3, t32({2, 1}, {0, 0})}, {"y"})[0].dims == q.dims);
   expect_error({q, k, v, Tensor(), q});                                 // past_key alone
   expect_error({q, k, v, Tensor(), t32({1, 2, 1, 3}, {1, 2, 3, 4, 5, 6}), t32({1, 2, 1, 3}, {1, 2, 3, 4, 5, 6})});
   expect_error({Tensor::from_f64(DType::int32, {1, 2, 2, 2}, std::vector<double>(8, 1)), k, v});
