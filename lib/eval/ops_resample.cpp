@@ -1,10 +1,16 @@
 // The resampling family's registrations beyond op_table.cpp's core rows
-// (Resize 10..13, Upsample 1..9 and the pools there): Resize 18..19 reads
-// its version in op_resize (ops_resize.cpp).
+// (Resize 10..13, Upsample 1..9 and the pools there). Resize 18..19 reads
+// its version in op_resize (ops_resize.cpp); the others live in
+// ops_resample_*.cpp and ops_pool_extra.cpp (declared in ops_resample.h).
 #include "eval/ops.h"
+#include "eval/ops_resample.h"
 
 namespace bnorm::eval {
 
-void add_resample_ops(OpRegistry& r) { r.add("Resize", 18, 19, op_resize); }
+void add_resample_ops(OpRegistry& r) {
+  r.add("AffineGrid", 20, 20, op_affine_grid);
+  r.add("GridSample", 16, 22, op_grid_sample);
+  r.add("Resize", 18, 19, op_resize);
+}
 
 }  // namespace bnorm::eval

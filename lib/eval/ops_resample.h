@@ -1,0 +1,29 @@
+// The op functions of the resampling family's own files, registered by
+// add_resample_ops (ops_resample.cpp).
+#pragma once
+
+#include "eval/op.h"
+
+namespace bnorm::eval {
+
+// ops_resample_grid.cpp
+Tensors op_grid_sample(const OpContext& ctx);
+Tensors op_affine_grid(const OpContext& ctx);
+
+// ops_resample_layout.cpp
+Tensors op_depth_to_space(const OpContext& ctx);
+Tensors op_space_to_depth(const OpContext& ctx);
+Tensors op_center_crop_pad(const OpContext& ctx);
+Tensors op_col2im(const OpContext& ctx);
+
+// ops_pool_extra.cpp
+Tensors op_global_max_pool(const OpContext& ctx);
+Tensors op_global_lp_pool(const OpContext& ctx);
+Tensors op_lp_pool(const OpContext& ctx);
+Tensors op_max_unpool(const OpContext& ctx);
+
+// ops_resample_roi.cpp
+Tensors op_roi_align(const OpContext& ctx);
+Tensors op_deform_conv(const OpContext& ctx);
+
+}  // namespace bnorm::eval
