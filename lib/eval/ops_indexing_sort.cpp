@@ -172,7 +172,59 @@ Tensor int64s(const std::vector<int64_t>& v) {
   return t;
 }
 
-// Unique over `n` slices of x viewed as [outer, n, inner].
+// Unique's outputs other than Y: per distinct slice its first index and
+// count, and per slice of x its distinct slice's position.
+struct Groups {
+  std::vector<int64_t> first, inverse, counts;
+};
+
+// The distinct slices of keys viewed as [outer, n, inner] (slice i is
+// keys[:, i, :]), in ascending lexicographic order.
+template <typename K>
+Groups sorted_groups(const std::vector<K>& keys, int64_t outer, int64_t n, int64_t inner) {
+  auto cmp = [&](int64_t a, int64_t b) {  // -1, 0 or 1
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t in = 0; in < inner; ++in) {
+        const K ka = keys[(o * n + a) * inner + in], kb = keys[(o * n + b) * inner + in];
+        if (key_less(ka, kb)) return -1;
+        if (key_less(kb, ka)) return 1;
+      }
+    }
+    return 0;
+  };
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  // Stable: the first slice of each group is its first occurrence.
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
+  Groups g;
+  g.inverse.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    if (i == 0 || cmp(order[i - 1], order[i]) != 0) {
+      g.first.push_back(order[i]);
+      g.counts.push_back(0);
+    }
+    g.inverse[order[i]] = static_cast<int64_t>(g.first.size()) - 1;
+    ++g.counts.back();
+  }
+  return g;
+}
+
+// Reorders the groups by first occurrence (sorted = 0).
+void by_first_occurrence(Groups& g) {
+  std::vector<int64_t> order(g.first.size()), position(g.first.size());
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return g.first[a] < g.first[b]; });
+  Groups r;
+  for (size_t p = 0; p < order.size(); ++p) {
+    position[order[p]] = static_cast<int64_t>(p);
+    r.first.push_back(g.first[order[p]]);
+    r.counts.push_back(g.counts[order[p]]);
+  }
+  for (int64_t& i : g.inverse) i = position[i];
+  r.inverse = std::move(g.inverse);
+  g = std::move(r);
+}
+
 Tensors op_unique(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "X");
   if (x.dtype == DType::bfloat16) fail(ErrorKind::input, "Unique-11 does not take bfloat16 input");
@@ -182,50 +234,10 @@ Tensors op_unique(const OpContext& ctx) {
   if (sorted != 0 && sorted != 1) fail(ErrorKind::input, "sorted = {} must be 0 or 1", sorted);
   const std::vector<int64_t> flat_dims = by_axis ? x.dims : std::vector<int64_t>{x.numel()};
   const int64_t n = flat_dims[axis], outer = product(flat_dims, 0, axis), inner = product(flat_dims, axis + 1);
-  std::vector<int64_t> first, inverse(static_cast<size_t>(n)), counts;
-  with_keys(x, [&](const auto& keys) {
-    // Slice a against slice b, element by element in C order: -1, 0 or 1.
-    auto cmp = [&](int64_t a, int64_t b) {
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t in = 0; in < inner; ++in) {
-          const auto ka = keys[(o * n + a) * inner + in], kb = keys[(o * n + b) * inner + in];
-          if (key_less(ka, kb)) return -1;
-          if (key_less(kb, ka)) return 1;
-        }
-      }
-      return 0;
-    };
-    std::vector<int64_t> order(static_cast<size_t>(n));
-    std::iota(order.begin(), order.end(), int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
-    std::vector<int64_t> group(static_cast<size_t>(n));  // slice -> its group in sorted order
-    for (int64_t i = 0, g = -1; i < n; ++i) {
-      if (i == 0 || cmp(order[i - 1], order[i]) != 0) {
-        ++g;
-        first.push_back(order[i]);
-        counts.push_back(0);
-      }
-      group[order[i]] = g;
-      ++counts[g];
-    }
-    std::vector<int64_t> rank(first.size());  // group -> output position
-    std::iota(rank.begin(), rank.end(), int64_t{0});
-    if (sorted == 0) {
-      std::vector<int64_t> by_first(first.size());
-      std::iota(by_first.begin(), by_first.end(), int64_t{0});
-      std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) { return first[a] < first[b]; });
-      std::vector<int64_t> f2(first.size()), c2(first.size());
-      for (size_t p = 0; p < by_first.size(); ++p) {
-        rank[by_first[p]] = static_cast<int64_t>(p);
-        f2[p] = first[by_first[p]];
-        c2[p] = counts[by_first[p]];
-      }
-      first.swap(f2);
-      counts.swap(c2);
-    }
-    for (int64_t i = 0; i < n; ++i) inverse[i] = rank[group[i]];
-  });
-  std::vector<std::vector<int64_t>> maps{std::vector<int64_t>(static_cast<size_t>(outer)), first,
+  Groups g;
+  with_keys(x, [&](const auto& keys) { g = sorted_groups(keys, outer, n, inner); });
+  if (sorted == 0) by_first_occurrence(g);
+  std::vector<std::vector<int64_t>> maps{std::vector<int64_t>(static_cast<size_t>(outer)), g.first,
                                          std::vector<int64_t>(static_cast<size_t>(inner))};
   std::iota(maps[0].begin(), maps[0].end(), int64_t{0});
   std::iota(maps[2].begin(), maps[2].end(), int64_t{0});
@@ -233,8 +245,8 @@ Tensors op_unique(const OpContext& ctx) {
   view.dims = {outer, n, inner};
   Tensor y = remap(view, maps);
   y.dims = flat_dims;
-  y.dims[axis] = static_cast<int64_t>(first.size());
-  return {y, int64s(first), int64s(inverse), int64s(counts)};
+  y.dims[axis] = static_cast<int64_t>(g.first.size());
+  return {y, int64s(g.first), int64s(g.inverse), int64s(g.counts)};
 }
 
 }  // namespace
