@@ -80,24 +80,20 @@ std::vector<int> expand(const std::vector<int>& term, int64_t count, int64_t tot
   return out;
 }
 
-Plan make_plan(const std::string& equation, const std::vector<const Tensor*>& in) {
-  std::string eq;
-  for (char c : equation) {
-    if (c != ' ') eq += c;
-  }
-  const size_t arrow = eq.find("->");
-  const std::string lhs = eq.substr(0, arrow);
+std::vector<std::vector<int>> parse_terms(const std::string& lhs) {
   std::vector<std::vector<int>> terms;
   for (size_t start = 0;;) {
     const size_t comma = lhs.find(',', start);
     terms.push_back(parse_term(lhs.substr(start, comma - start)));
-    if (comma == std::string::npos) break;
+    if (comma == std::string::npos) return terms;
     start = comma + 1;
   }
-  if (terms.size() != in.size()) {
-    fail(ErrorKind::input, "equation '{}' has {} terms for {} inputs", equation, terms.size(), in.size());
-  }
-  Plan p;
+}
+
+// Fills p.inputs, p.size and p.seen from the terms and the inputs' shapes;
+// returns how many ellipsis dimensions there are.
+int64_t bind_labels(Plan& p, const std::vector<std::vector<int>>& terms, const std::vector<const Tensor*>& in,
+                    const std::string& equation) {
   std::vector<int64_t> ell_count(terms.size(), 0);
   int64_t ell_total = 0;
   for (size_t k = 0; k < terms.size(); ++k) {
@@ -112,13 +108,11 @@ Plan make_plan(const std::string& equation, const std::vector<const Tensor*>& in
     ell_total = std::max(ell_total, ell_count[k]);
   }
   if (ell_total > kMaxLabels - kLetters) fail(ErrorKind::unsupported, "an ellipsis of {} dimensions", ell_total);
-  std::array<int, kMaxLabels> occurrences{};
   for (size_t k = 0; k < terms.size(); ++k) {
     p.inputs.push_back(expand(terms[k], ell_count[k], ell_total));
     for (size_t d = 0; d < p.inputs[k].size(); ++d) {
       const int l = p.inputs[k][d];
       const int64_t n = in[k]->dims[d];
-      ++occurrences[l];
       if (!p.seen[l] || p.size[l] == n) {
         p.size[l] = n;
       } else if (l >= kLetters && (n == 1 || p.size[l] == 1)) {
@@ -129,15 +123,35 @@ Plan make_plan(const std::string& equation, const std::vector<const Tensor*>& in
       p.seen[l] = true;
     }
   }
+  return ell_total;
+}
+
+Plan make_plan(const std::string& equation, const std::vector<const Tensor*>& in) {
+  std::string eq;
+  for (char c : equation) {
+    if (c != ' ') eq += c;
+  }
+  const size_t arrow = eq.find("->");
+  const std::vector<std::vector<int>> terms = parse_terms(eq.substr(0, arrow));
+  if (terms.size() != in.size()) {
+    fail(ErrorKind::input, "equation '{}' has {} terms for {} inputs", equation, terms.size(), in.size());
+  }
+  Plan p;
+  const int64_t ell_total = bind_labels(p, terms, in, equation);
   if (arrow == std::string::npos) {
+    std::array<int, kMaxLabels> occurrences{};
+    for (const auto& term : terms) {
+      for (int l : term) {
+        if (l >= 0) ++occurrences[l];
+      }
+    }
     for (int64_t k = 0; k < ell_total; ++k) p.output.push_back(kLetters + static_cast<int>(k));
     for (int l = 0; l < kLetters; ++l) {
       if (occurrences[l] == 1) p.output.push_back(l);
     }
     return p;
   }
-  const std::vector<int> rhs = parse_term(eq.substr(arrow + 2));
-  p.output = expand(rhs, ell_total, ell_total);
+  p.output = expand(parse_term(eq.substr(arrow + 2)), ell_total, ell_total);
   std::array<bool, kMaxLabels> used{};
   for (int l : p.output) {
     if (l < kLetters && !p.seen[l]) fail(ErrorKind::input, "output label of '{}' is in no input", equation);
