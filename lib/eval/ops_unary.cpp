@@ -16,8 +16,10 @@
 //   IsNaN (9, 13, 20), IsInf (10, 20: detect_positive, detect_negative)
 //                   floating types to bool.
 //
-// Every function computes in double from the exact input value and rounds
-// once to the output type (integers: truncated toward zero, saturated).
+// Every function computes in double from the exact input value (integer
+// inputs of Sign and Shrink in long double, exact for 64-bit values) and
+// rounds once to the output type (integers: truncated toward zero,
+// saturated).
 #include <cmath>
 
 #include "eval/attrs.h"
