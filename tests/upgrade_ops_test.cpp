@@ -295,3 +295,33 @@ TEST_CASE("sparse initializers survive ONNX's converter", "[upgrade]") {
   CHECK(down.proto.graph().sparse_initializer_size() == m.proto.graph().sparse_initializer_size());
   CHECK(down.proto.graph().input_size() == m.proto.graph().input_size());
 }
+
+TEST_CASE("Split-13 goes down and up by bnorm's own step: equal parts stay equal, a constant split moves",
+          "[upgrade][regression]") {
+  // Equal parts (no split input): ONNX 1.12's Split 13 -> 12 adapter crashed on it.
+  Model m = new_model(13);
+  add_input(m, "x", DType::float32, {6});
+  add_node(m, "Split", {"x"}, {"a", "b"}, "");
+  add_output(graph_of(m), "a", DType::float32, {3});
+  add_output(graph_of(m), "b", DType::float32, {3});
+  const Model down = converted(m, 11);
+  CHECK(first_node(down, "Split").input_size() == 1);
+  CHECK_FALSE(attr(first_node(down, "Split"), "split"));
+  expect_same_outputs(m, down);
+  expect_same_outputs(m, converted(down, 13));
+
+  // Uneven parts from a constant input: an attribute below 13, an input again above.
+  Model u = new_model(13);
+  add_input(u, "x", DType::float32, {5});
+  add_init(u, "sizes", Tensor::from_f64(DType::int64, {2}, {2, 3}));
+  add_node(u, "Split", {"x", "sizes"}, {"a", "b"}, "split");
+  add_output(graph_of(u), "a", DType::float32, {2});
+  add_output(graph_of(u), "b", DType::float32, {3});
+  const Model u11 = converted(u, 11);
+  REQUIRE(attr(first_node(u11, "Split"), "split"));
+  CHECK(first_node(u11, "Split").input_size() == 1);
+  expect_same_outputs(u, u11);
+  const Model u13 = converted(u11, 13);
+  CHECK(first_node(u13, "Split").input_size() == 2);
+  expect_same_outputs(u, u13);
+}

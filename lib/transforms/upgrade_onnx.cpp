@@ -63,6 +63,7 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (n.op_type() == "Dropout") return steps::schema_version("Dropout", from) != steps::schema_version("Dropout", to);
   if (n.op_type() == "Cast") return crosses(6);
   if (n.op_type() == "Pad") return crosses(2) || crosses(11);
+  if (n.op_type() == "Split") return crosses(13);
   return false;
 }
 

@@ -27,6 +27,7 @@ namespace bnorm::steps {
 // What happened to one normalization node, for the report.
 struct NodeReport {
   std::string graph, name, op;
+  std::string label;                    // model/node_label.h: the name, or "Op -> 'first output'"
   int from = 0, to = 0;                 // schema versions
   std::vector<std::string> steps;       // "6->7", ...
   std::vector<std::string> dropped;     // "consumed_inputs", "is_test = 1"
@@ -127,6 +128,8 @@ void cast_convert(NormSite& s);
 // value_string(s) written as the `value` tensor (steps/constant_11_12.cpp).
 void constant_11_12_down(onnx::NodeProto& n);
 void pad_convert(NormSite& s);
+// Split between its attribute form (< 13) and its input form (13+).
+void split_convert(NormSite& s);
 
 // --inference: turns a training node into an inference node at its own
 // version (is_test = 1 / one output / training_mode removed). Returns
