@@ -1,6 +1,7 @@
 // Every model of ONNX's conformance data (libonnx-testdata) loads and saves
 // without any change to its ModelProto, whether its large tensors stay in
 // the file while it is loaded (deferred) or not.
+#include <google/protobuf/util/field_comparator.h>
 #include <google/protobuf/util/message_differencer.h>
 
 #include <catch2/catch.hpp>
@@ -15,6 +16,19 @@
 
 namespace fs = std::filesystem;
 using namespace bnorm;
+
+namespace {
+
+// Field by field, a NaN equal to a NaN (ONNX's test data holds NaN weights).
+bool same_model(const onnx::ModelProto& a, const onnx::ModelProto& b) {
+  google::protobuf::util::DefaultFieldComparator nan_equal;
+  nan_equal.set_treat_nan_as_equal(true);
+  google::protobuf::util::MessageDifferencer d;
+  d.set_field_comparator(&nan_equal);
+  return d.Compare(a, b);
+}
+
+}  // namespace
 
 TEST_CASE("every conformance model round-trips through load and save unchanged", "[model][roundtrip]") {
   // Loaded as usual, with every raw_data of 1 byte or more deferred (left
@@ -42,7 +56,7 @@ TEST_CASE("every conformance model round-trips through load and save unchanged",
       save_model(m, out);
       onnx::ModelProto reread;
       REQUIRE(reread.ParseFromString(test::read_file(out)));
-      if (!google::protobuf::util::MessageDifferencer::Equals(reference, reread)) {
+      if (!same_model(reference, reread)) {
         failures.push_back(entry.path().string() + ": changed by load + save");
       }
     } catch (const std::exception& e) {
@@ -55,6 +69,9 @@ TEST_CASE("every conformance model round-trips through load and save unchanged",
   CHECK(count > 1000);
 }
 
+// testdata/ holds the generated models and ONNX 1.23's node tests (IR up to
+// 10 there, with fields ONNX 1.12's protobuf does not know: kept as unknown
+// fields, byte for byte).
 TEST_CASE("every generated test model round-trips, every field kept", "[model][roundtrip]") {
   test::TempDir tmp;
   int count = 0;
@@ -75,7 +92,7 @@ TEST_CASE("every generated test model round-trips, every field kept", "[model][r
       CHECK(reread.graph().node_size() == reference.graph().node_size());
       CHECK(fs::exists(tmp / "out.onnx.data"));
     } else {
-      CHECK(google::protobuf::util::MessageDifferencer::Equals(reference, reread));
+      CHECK(same_model(reference, reread));
     }
   }
   CHECK(count >= 19);
