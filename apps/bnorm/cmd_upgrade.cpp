@@ -25,12 +25,13 @@ struct UpgradeCliOptions {
 nlohmann::json to_json(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJob& job) {
   nlohmann::json nodes = nlohmann::json::array(), rewrites = nlohmann::json::array();
   for (const auto& n : r.nodes) {
-    nodes.push_back({{"graph", n.graph}, {"name", n.name}, {"op", n.op}, {"from", n.from}, {"to", n.to},
+    nodes.push_back({{"graph", n.graph}, {"name", n.name}, {"label", n.label}, {"op", n.op}, {"from", n.from}, {"to", n.to},
                      {"steps", n.steps}, {"dropped", n.dropped}, {"set", n.set}, {"added", n.added},
                      {"warnings", n.warnings}, {"made_inference", n.made_inference}});
   }
   for (const auto& w : r.rewrites) {
-    rewrites.push_back({{"graph", w.graph}, {"name", w.name}, {"op", w.op}, {"what", w.what}, {"added", w.added}});
+    rewrites.push_back({{"graph", w.graph}, {"name", w.name}, {"label", w.label}, {"op", w.op}, {"what", w.what},
+                        {"added", w.added}});
   }
   return {{"input", job.input}, {"output", job.output}, {"from_opset", r.from_opset}, {"to_opset", r.to_opset},
           {"from_ir", r.from_ir}, {"to_ir", r.to_ir}, {"checked", !o.no_check}, {"norm_nodes", nodes},
@@ -44,10 +45,16 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJob& job) {
-  std::cout << fmt::format("upgraded {} from opset {} (IR {}) to opset {} (IR {})\n", job.input, r.from_opset,
-                           r.from_ir, r.to_opset, r.to_ir);
+  if (r.from_opset == r.to_opset) {
+    std::cout << fmt::format("{} is already at opset {} (IR {}): nothing to convert{}\n", job.input, r.to_opset,
+                             r.to_ir, r.from_ir == r.to_ir ? "" : fmt::format(" (IR {} -> {})", r.from_ir, r.to_ir));
+  } else {
+    std::cout << fmt::format("{} {} from opset {} (IR {}) to opset {} (IR {})\n",
+                             r.to_opset > r.from_opset ? "upgraded" : "downgraded", job.input, r.from_opset, r.from_ir,
+                             r.to_opset, r.to_ir);
+  }
   for (const auto& n : r.nodes) {
-    std::cout << fmt::format("  {} ({}) {} -> {}{}{}\n", n.name, n.op, n.from, n.to,
+    std::cout << fmt::format("  {} ({}) {} -> {}{}{}\n", n.label, n.op, n.from, n.to,
                              n.steps.empty() ? "" : ": steps " + join(n.steps),
                              n.graph == "main" ? "" : " (" + n.graph + ")");
     if (!n.dropped.empty()) std::cout << fmt::format("      dropped  {}\n", join(n.dropped));
@@ -56,7 +63,7 @@ void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJ
     for (const auto& w : n.warnings) std::cout << fmt::format("      warning  {}\n", w);
   }
   for (const auto& w : r.rewrites) {
-    std::cout << fmt::format("  {} ({}) {}{}\n", w.name, w.op, w.what, w.added.empty() ? "" : "; added " + join(w.added));
+    std::cout << fmt::format("  {} ({}) {}{}\n", w.label, w.op, w.what, w.added.empty() ? "" : "; added " + join(w.added));
   }
   if (!r.made_inference.empty()) std::cout << fmt::format("made inference (--inference): {}\n", join(r.made_inference));
   if (!r.removed.empty()) std::cout << fmt::format("removed, no longer read: {}\n", join(r.removed));

@@ -18,4 +18,12 @@ std::string node_label(const onnx::NodeProto& n, int index, const std::string& g
   return fmt::format("{}{} #{} -> '{}'", graph_path, op, index, first);
 }
 
+std::string node_label(const onnx::NodeProto& n) {
+  if (!n.name().empty()) return n.name();
+  for (const auto& o : n.output()) {
+    if (!o.empty()) return fmt::format("{} -> '{}'", n.op_type(), o);
+  }
+  return n.op_type();
+}
+
 }  // namespace bnorm

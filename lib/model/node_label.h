@@ -12,6 +12,10 @@ namespace bnorm {
 
 std::string node_label(const onnx::NodeProto& n, int index, const std::string& graph_path = "");
 
+// Without the index (where the caller has none): `BatchNormalization -> '462'`.
+// Output names are unique in a graph, so this still tells nodes apart.
+std::string node_label(const onnx::NodeProto& n);
+
 inline std::string node_label(const onnx::GraphProto& g, int index, const std::string& graph_path = "") {
   return node_label(g.node(index), index, graph_path);
 }

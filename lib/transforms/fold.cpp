@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "kernels/affine.h"
 #include "model/deferred.h"
+#include "model/node_label.h"
 #include "model/graph_index.h"
 #include "model/infer.h"
 #include "model/tensor_proto.h"
@@ -278,13 +279,15 @@ FoldReport fold_batch_norms(Model& model, const FoldOptions& options) {
     for (const auto& s : index.scopes())
       for (const auto& [n, v] : s->values) names.insert(n);
     for (const auto& scope : index.scopes()) {
-      for (const auto& bn : scope->graph->node()) {
+      for (int bn_index = 0; bn_index < scope->graph->node_size(); ++bn_index) {
+        const onnx::NodeProto& bn = scope->graph->node(bn_index);
         if (!is_default_domain(bn.domain()) || bn.op_type() != "BatchNormalization") continue;
+        const std::string label = node_label(bn, bn_index);
         ++report.total;
         try {
           const FoldCandidate c = match_fold(index, bn, opset, shapes.get());
           if (!c) {
-            report.skipped.push_back({scope->path, bn.name(), c.reason});
+            report.skipped.push_back({scope->path, bn.name(), c.reason, label, bn_index});
             continue;
           }
           bool weight_done = false;
@@ -292,10 +295,11 @@ FoldReport fold_batch_norms(Model& model, const FoldOptions& options) {
           // Written now, one fold at a time, so at most one fold's new
           // tensors exist besides the model; removals wait for the end.
           apply_fold(model, p, opset, weight_done, finish);
-          report.folded.push_back({scope->path, bn.name(), p.producer_name, producer_name(c.match->kind), p.bn_output});
-          if (!p.warning.empty()) report.warnings.push_back(fmt::format("node '{}': {}", bn.name(), p.warning));
+          report.folded.push_back({scope->path, bn.name(), p.producer_name, producer_name(c.match->kind), p.bn_output,
+                                   label, node_label(*c.match->producer, p.producer_index), bn_index});
+          if (!p.warning.empty()) report.warnings.push_back(fmt::format("node '{}': {}", label, p.warning));
         } catch (Error& e) {
-          e.at_node(bn.name(), bn.op_type(), norm_schema_version(bn.op_type(), opset)).context("while folding");
+          e.at_node(label, bn.op_type(), norm_schema_version(bn.op_type(), opset)).context("while folding");
           throw;
         }
       }

@@ -21,19 +21,26 @@
 namespace bnorm {
 
 struct FoldReport {
+  // bn and producer are node names as written (possibly empty); the labels
+  // (model/node_label.h) name every node, and bn_index is the BN's position
+  // in its graph.
   struct Folded {
     std::string graph, bn, producer, producer_op;
     std::string output;  // the BN's output name, which the folded producer now makes
+    std::string bn_label, producer_label;
+    int bn_index = -1;
   };
   struct Skipped {
     std::string graph, bn, reason;
+    std::string bn_label;
+    int bn_index = -1;
   };
   int total = 0;  // BatchNormalization nodes seen, in every graph
   std::vector<Folded> folded;
   std::vector<Skipped> skipped;
   // Folds whose input_var holds NaN or values with var + epsilon <= 0: valid,
-  // folded per IEEE (NaN or infinite weights there), each named here:
-  // "node 'bn1': ...".
+  // folded per IEEE (NaN or infinite weights there), each named here by
+  // its label: "node 'bn1': ...".
   std::vector<std::string> warnings;
 };
 

@@ -95,7 +95,7 @@ std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, con
   const GraphIndex b(before.proto), a(after.proto);
   std::vector<FoldCheck> checks;
   for (const auto& f : report.folded) {
-    FoldCheck check{f.graph, f.bn, f.producer, "", {}, 0, 0, 0, true};
+    FoldCheck check{f.graph, f.bn_label, f.producer_label, !f.producer.empty(), "", {}, 0, 0, 0, true};
     try {
       const Located bn = producer_of(b, f.output);
       const Located folded = producer_of(a, f.output);
@@ -126,7 +126,7 @@ std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, con
       check.max_rel = scale > 0 ? check.max_abs / scale : check.max_abs;
       check.pass = check.max_abs <= check.rtol * scale;
     } catch (Error& e) {
-      e.at_node(f.bn, "BatchNormalization").context("while verifying its fold into '" + f.producer + "'");
+      e.at_node(f.bn_label, "BatchNormalization").context("while verifying its fold into '" + f.producer_label + "'");
       throw;
     }
     checks.push_back(std::move(check));

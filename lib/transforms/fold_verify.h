@@ -25,7 +25,8 @@
 namespace bnorm {
 
 struct FoldCheck {
-  std::string graph, bn, producer;
+  std::string graph, bn, producer;  // the nodes' labels (model/node_label.h)
+  bool producer_named = true;       // the producer has a name (its label is that name)
   std::string type;            // X's element type
   std::vector<int64_t> shape;  // X's shape used
   double max_abs = 0;  // max |after - reference|

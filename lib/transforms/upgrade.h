@@ -33,6 +33,7 @@ struct UpgradeOptions {
 struct OpRewrite {
   std::string graph, name, op, what;
   std::vector<std::string> added;
+  std::string label;  // model/node_label.h
 };
 
 struct UpgradeReport {
@@ -40,7 +41,7 @@ struct UpgradeReport {
   int64_t from_ir = 0, to_ir = 0;
   std::vector<steps::NodeReport> nodes;     // every BN/IN node, in graph order
   std::vector<OpRewrite> rewrites;
-  std::vector<std::string> made_inference;  // names of the nodes --inference changed
+  std::vector<std::string> made_inference;  // labels of the nodes --inference changed
   std::vector<std::string> removed;         // constants the conversion stopped reading, removed
   std::vector<std::string> warnings;        // every node warning, with the node named
 };

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "model/model.h"
+#include "model/node_label.h"
 #include "transforms/upgrade_plan.h"
 
 namespace bnorm::upgrade_detail {
@@ -61,7 +62,7 @@ void run_norm_steps(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   for (const auto& w : n.warnings) s.report.warnings.push_back(w);
   if (n.kind == NormKind::batch_norm && to < 14) steps::refuse_bfloat16(s, to);
   if (ctx.inference && steps::make_inference(s)) {
-    r.made_inference.push_back(s.node.name());
+    r.made_inference.push_back(node_label(s.node));
   } else if (n.training && n.version != to) {
     s.report.warnings.push_back(fmt::format(
         "{}: training, kept as training ({}); pass --inference (or set the mode in the input) to convert it as an "
@@ -84,19 +85,21 @@ void run_softmax_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) 
   s.version = up ? 13 : 12;
   r.rewrites.push_back({s.report.graph, s.node.name(), s.node.op_type(),
                         fmt::format("{}: {}", up ? "12->13" : "13->12", s.report.set.empty() ? "" : s.report.set[0]),
-                        s.report.added});
+                        s.report.added, node_label(s.node)});
 }
 
 void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   const std::string& op = s.node.op_type();
   if (op == "Dropout") steps::dropout_convert(s, ctx.inference);
   else if (op == "Cast") steps::cast_convert(s);
+  else if (op == "Split") steps::split_convert(s);
   else steps::pad_convert(s);
   std::vector<std::string> what{fmt::format("{}->{}", s.report.from, s.report.to)};
   for (const auto& d : s.report.dropped) what.push_back("dropped " + d);
   for (const auto& x : s.report.set) what.push_back("set " + x);
-  r.rewrites.push_back({s.report.graph, s.node.name(), s.node.op_type(), fmt::format("{}", fmt::join(what, "; ")), s.report.added});
-  if (s.report.made_inference) r.made_inference.push_back(s.node.name());
+  r.rewrites.push_back({s.report.graph, s.node.name(), s.node.op_type(), fmt::format("{}", fmt::join(what, "; ")), s.report.added,
+                        node_label(s.node)});
+  if (s.report.made_inference) r.made_inference.push_back(node_label(s.node));
 }
 
 int schema_version_of(const onnx::NodeProto& n, int64_t opset) {
@@ -116,6 +119,7 @@ NormSite make_site(const Hidden& h, const onnx::NodeProto& placeholder, const st
   s.env = &env;
   s.report.graph = graph;
   s.report.name = s.node.name();
+  s.report.label = node_label(s.node);
   s.report.op = s.node.op_type();
   s.report.from = s.version;
   s.report.to = schema_version_of(s.node, ctx.to);
@@ -165,7 +169,7 @@ void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto
   *nodes.Add() = std::move(s.node);
   for (auto& a : s.after) *nodes.Add() = std::move(a);
   for (auto& t : s.initializers) *g.add_initializer() = std::move(t);
-  for (const auto& w : s.report.warnings) r.warnings.push_back(fmt::format("node '{}': {}", s.report.name, w));
+  for (const auto& w : s.report.warnings) r.warnings.push_back(fmt::format("node '{}': {}", s.report.label, w));
   if (h.kind != HiddenKind::norm) return;
   r.nodes.push_back(std::move(s.report));
 }
