@@ -125,3 +125,12 @@ TEST_CASE("An empty batch gives empty outputs", "[eval][rnn]") {
   CHECK(got[1].dims == std::vector<int64_t>{1, 0, 2});
   CHECK(got[2].numel() == 0);
 }
+
+TEST_CASE("A one-direction node given two directions' activations uses the first ones", "[eval][rnn]") {
+  Case c;
+  c.op = "RNN";
+  c.direction = "reverse";
+  c.fns = {{[](double x) { return std::max(x, 0.0); }}};
+  c.attrs = [](onnx::NodeProto& n) { set_strings(n, "activations", {"Relu", "Tanh"}); };
+  check_case(c);
+}
