@@ -20,7 +20,8 @@
 // rounded once per element (the reference rounds after every CumSum step in
 // the input type); integers are exact (Range) or wrap modulo 2^bits on
 // overflow (CumSum, as numpy). Range's element count is computed in double
-// for floating types, exactly for integers. A negative OneHot depth is
+// for floating types (numpy's arange, which ONNX's reference calls, does
+// too), exactly for integers. A negative OneHot depth is
 // Error(input); depth 0 gives an empty dim.
 #include <cmath>
 #include <cstring>

@@ -1,5 +1,6 @@
-// NonMaxSuppression (10, 11; 11 only states that an IoU equal to the
-// threshold does not suppress, which 10 already did in every runtime).
+// NonMaxSuppression (10, 11). 11 adds only the sentence that an IoU equal
+// to the threshold does not suppress; 10 says the same in its description,
+// so both versions run this one function.
 //
 // For each batch and class, in that order: the candidate boxes (all, or
 // with score_threshold given, those scoring strictly above it) are visited

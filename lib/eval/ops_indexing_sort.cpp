@@ -24,6 +24,8 @@
 // sorted = 0 (order undefined by the spec) returns the sorted order. -0.0
 // and 0.0 are equal. Attributes of later versions given at earlier ones
 // (largest, sorted before 11, select_last_index before 12) are Error(input).
+// A negative axis counts from the back at every version (the texts of
+// ArgMax-1 and TopK-1/10 do not mention it; TopK's default axis is -1).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
