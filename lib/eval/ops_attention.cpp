@@ -43,7 +43,9 @@ struct Dims {
 
 // Heads of a 3-D input: `hidden` split into `heads` equal parts, else Error(input).
 int64_t head_size(int64_t hidden, int64_t heads, const char* what) {
-  if (hidden % heads != 0) fail(ErrorKind::input, "{}'s hidden size {} is not a multiple of {} heads", what, hidden, heads);
+  if (hidden % heads != 0) {
+    fail(ErrorKind::input, "{}'s hidden size {} is not a multiple of {} heads", what, hidden, heads);
+  }
   return hidden / heads;
 }
 
@@ -107,7 +109,8 @@ void check_past(const Tensor* pk, const Tensor* pv, const Tensor& k, const Tenso
   if (!pk != !pv) fail(ErrorKind::input, "past_key and past_value must be given together");
   d.past = pk ? (pk->dims.size() == 4 ? pk->dims[2] : -1) : 0;
   if (pk) {
-    const std::vector<int64_t> want_k{d.batch, d.kv_heads, d.past, d.head}, want_v{d.batch, d.kv_heads, d.past, d.v_head};
+    const std::vector<int64_t> want_k{d.batch, d.kv_heads, d.past, d.head};
+    const std::vector<int64_t> want_v{d.batch, d.kv_heads, d.past, d.v_head};
     if (pk->dims != want_k || pv->dims != want_v) {
       fail(ErrorKind::input, "past_key {} and past_value {} must be {} and {}", shape_str(pk->dims),
            shape_str(pv->dims), shape_str(want_k), shape_str(want_v));

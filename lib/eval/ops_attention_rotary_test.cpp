@@ -63,7 +63,9 @@ std::vector<double> reference(const RopeArgs& a) {
   const int64_t H = three ? a.num_heads : a.x.dims[1], D = three ? a.x.dims[2] / H : a.x.dims[3];
   const int64_t R = a.rot ? a.rot : D, half = R / 2;
   // (B, S, H, D) view of the input, and its offset in the input's layout.
-  const auto off = [&](int64_t b, int64_t t, int64_t h) { return three ? ((b * S + t) * H + h) * D : ((b * H + h) * S + t) * D; };
+  const auto off = [&](int64_t b, int64_t t, int64_t h) {
+    return three ? ((b * S + t) * H + h) * D : ((b * H + h) * S + t) * D;
+  };
   const std::vector<double> p = a.pos.dtype != DType::undefined ? a.pos.to_f64() : std::vector<double>{};
   std::vector<double> y = x;
   for (int64_t b = 0; b < B; ++b)
@@ -183,7 +185,8 @@ TEST_CASE("RotaryEmbedding refuses invalid nodes and versions before 23", "[eval
   expect_error({x, c, c, p}, [](auto& n) { set_attr(n, "rotary_embedding_dim", int64_t{3}); });
   expect_error({x, c, c, p}, [](auto& n) { set_attr(n, "rotary_embedding_dim", int64_t{6}); });
   expect_error({t32({1, 2, 8}, std::vector<double>(16, 1)), c, c, p});  // 3-D without num_heads
-  expect_error({t32({1, 2, 8}, std::vector<double>(16, 1)), c, c, p}, [](auto& n) { set_attr(n, "num_heads", int64_t{3}); });
+  expect_error({t32({1, 2, 8}, std::vector<double>(16, 1)), c, c, p},
+               [](auto& n) { set_attr(n, "num_heads", int64_t{3}); });
   expect_error({t32({1, 1, 2, 3}, std::vector<double>(6, 1)), c, c, p});  // odd head size
   const Tensor x64 = Tensor::from_f64(DType::float64, {1, 1, 2, 4}, std::vector<double>(8, 1));
   const Tensor c64 = Tensor::from_f64(DType::float64, {3, 2}, std::vector<double>(6, 1));

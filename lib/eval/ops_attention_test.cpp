@@ -283,7 +283,8 @@ TEST_CASE("Attention matches the reference for 4-D inputs with masks, past, GQA,
     a.past_k = random_tensor(DType::float32, {2, 2, 2, 5}, seed++);
     a.past_v = random_tensor(DType::float32, {2, 2, 2, 6}, seed++);
     a.mask = mode % 2 ? random_tensor(DType::float32, {2, 1, 3, 6}, seed++)
-                      : Tensor::from_f64(DType::boolean, {3, 6}, {1, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 1, 0, 1, 1, 1});
+                      : Tensor::from_f64(DType::boolean, {3, 6},
+                                         {1, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 1, 0, 1, 1, 1});
     a.causal = mode >= 2;
     a.softcap = mode == 1 ? 0.5 : 0;
     a.scale = mode == 3 ? 0.3 : 0;
