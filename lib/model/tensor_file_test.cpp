@@ -330,3 +330,21 @@ TEST_CASE("writing a tensor file replaces the target and leaves no temporary fil
   CHECK(bnorm::read_npy(path).to_f64() == std::vector<double>{7});
   CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
 }
+
+TEST_CASE("pb tensor files of int4 and float8 round-trip, int4 packed two per byte in the file") {
+  TempDir dir;
+  const Tensor q = Tensor::from_f64(DType::int4, {3}, {-8, 7, -1}, "q");
+  bnorm::write_pb(q, dir.path / "q.pb");
+  // TensorProto{dims: [3], data_type: INT4 (22), name: "q", raw_data: 0x78, 0x0F}
+  CHECK(slurp(dir.path / "q.pb") == "\x08\x03\x10\x16\x42\x01q\x4A\x02\x78\x0F"s);
+  const Tensor back = bnorm::read_pb(dir.path / "q.pb");
+  CHECK(back.dtype == DType::int4);
+  CHECK(back.bytes == q.bytes);
+  CHECK(back.to_f64() == std::vector<double>{-8, 7, -1});
+
+  Tensor f(DType::float8e4m3fnuz, {2}, "f");
+  f.bytes = {0x80, 0x40};  // NaN, 1
+  bnorm::write_pb(f, dir.path / "f.pb");
+  CHECK(bnorm::read_pb(dir.path / "f.pb").bytes == f.bytes);
+  CHECK_THROWS_AS(bnorm::write_npy(f, dir.path / "f.npy"), Error);
+}
