@@ -1,4 +1,4 @@
-// Spectral ops, computed in float64 and rounded once to the output type.
+// DFT and STFT, computed in float64 and rounded once to the input's type.
 //
 //   DFT-17, DFT-20  y[k] = sum_n x[n] e^{-2 pi i k n / N} along `axis`
 //                   (attribute, default 1, at 17; scalar input 2, default
@@ -15,16 +15,10 @@
 //   STFT-17         frames of frame_length samples every frame_step,
 //                   times the window, each transformed as by DFT:
 //                   [batch][frames][bins][2], onesided by default.
-//   HannWindow-17, HammingWindow-17, BlackmanWindow-17
-//                   w[n] = a0 - a1 cos(2 pi n / M) + a2 cos(4 pi n / M),
-//                   M = size (periodic) or size - 1 (symmetric), as the
-//                   ops' function bodies; Hann (.5, .5, 0), Hamming
-//                   (25/46, 21/46, 0), Blackman (.42, .5, .08).
-//   MelWeightMatrix-17
-//                   triangular filters of peak 1 between mel-spaced bins,
-//                   as ONNX's reference implementation computes them.
-// Integer output types (windows, MelWeightMatrix) truncate toward zero as
-// Cast does.
+// The sums run as a radix-2 FFT for powers of two, directly up to 64
+// points, and by Bluestein's chirp-z (through a power-of-two FFT) above:
+// twiddles come from exact integer angle indices, so the error stays near
+// log2(N) ulps instead of growing with N.
 #include <cmath>
 #include <complex>
 
@@ -49,44 +43,103 @@ int64_t scalar_int(const Tensor& t, const char* what) {
   return read_ints(t, what)[0];
 }
 
-double scalar_float(const Tensor& t, const char* what) {
-  require_float(t, what);
-  if (t.numel() != 1) fail(ErrorKind::input, "input '{}' must be a scalar, not {}", what, shape_str(t.dims));
-  return t.to_f64()[0];
-}
-
 bool flag(const onnx::NodeProto& node, const char* name, int64_t fallback) {
   const int64_t v = attr_int(node, name, fallback);
   if (v != 0 && v != 1) fail(ErrorKind::input, "attribute '{}' is {}, not 0 or 1", name, v);
   return v == 1;
 }
 
-// e^{-2 pi i m / n} for m in [0, n): exact indices, so no drift with k * n.
+// e^{-2 pi i m / n} for m in [0, n).
 std::vector<cplx> twiddles(int64_t n) {
   std::vector<cplx> tw(static_cast<size_t>(n));
-  for (int64_t m = 0; m < n; ++m) {
-    const double a = -2.0 * kPi * static_cast<double>(m) / static_cast<double>(n);
-    tw[m] = {std::cos(a), std::sin(a)};
-  }
+  for (int64_t m = 0; m < n; ++m) tw[m] = std::polar(1.0, -2.0 * kPi * static_cast<double>(m) / static_cast<double>(n));
   return tw;
 }
 
-// out[k] = sum_{j < len} in[j] tw[k j mod n]^(+-1), k < out_len; the
-// inverse conjugates the twiddles and divides by n.
-void transform(const cplx* in, int64_t len, int64_t n, bool inverse, const std::vector<cplx>& tw, cplx* out,
-               int64_t out_len) {
-  for (int64_t k = 0; k < out_len; ++k) {
-    cplx s = 0;
-    int64_t idx = 0;
-    for (int64_t j = 0; j < len; ++j) {
-      const cplx w = inverse ? std::conj(tw[idx]) : tw[idx];
-      s += in[j] * w;
-      idx += k % n;
-      if (idx >= n) idx -= n;
+// In place, a.size() a power of two, tw = twiddles(a.size()).
+void fft_pow2(std::vector<cplx>& a, const std::vector<cplx>& tw) {
+  const size_t n = a.size();
+  for (size_t i = 1, j = 0; i < n; ++i) {
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) std::swap(a[i], a[j]);
+  }
+  for (size_t len = 2; len <= n; len <<= 1) {
+    const size_t half = len / 2, step = n / len;
+    for (size_t i = 0; i < n; i += len) {
+      for (size_t j = 0; j < half; ++j) {
+        const cplx u = a[i + j], v = a[i + j + half] * tw[j * step];
+        a[i + j] = u + v;
+        a[i + j + half] = u - v;
+      }
     }
-    out[k] = inverse ? s / static_cast<double>(n) : s;
   }
 }
+
+// The forward DFT of n points; the inverse is conj(forward(conj(x))) / n.
+class DftPlan {
+ public:
+  explicit DftPlan(int64_t n) : n_(n) {
+    // Bluestein's buffers hold up to 4 n points; this also bounds k * k below.
+    checked_buffer_numel({4, n}, sizeof(cplx) * 2, "DFT working buffers");
+    if ((n & (n - 1)) == 0 || n <= 64) {
+      tw_ = twiddles(n);
+      return;
+    }
+    int64_t m = 1;
+    while (m < 2 * n - 1) m <<= 1;
+    tw_ = twiddles(m);
+    // chirp[k] = e^{-pi i k^2 / n}, the angle index k^2 mod 2n exact.
+    chirp_.resize(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t idx = static_cast<int64_t>((static_cast<uint64_t>(k) * static_cast<uint64_t>(k)) % static_cast<uint64_t>(2 * n));
+      chirp_[k] = std::polar(1.0, -kPi * static_cast<double>(idx) / static_cast<double>(n));
+    }
+    kernel_.assign(static_cast<size_t>(m), 0.0);
+    for (int64_t k = 0; k < n; ++k) kernel_[k] = kernel_[k == 0 ? 0 : m - k] = std::conj(chirp_[k]);
+    fft_pow2(kernel_, tw_);
+  }
+
+  // out = DFT(in) (n values each), or its inverse.
+  void run(const std::vector<cplx>& in, std::vector<cplx>& out, bool inverse) const {
+    const auto n = static_cast<size_t>(n_);
+    out.assign(in.begin(), in.end());
+    if (inverse) {
+      for (cplx& v : out) v = std::conj(v);
+    }
+    forward(out);
+    if (inverse) {
+      for (cplx& v : out) v = std::conj(v) / static_cast<double>(n_);
+    }
+    out.resize(n);
+  }
+
+ private:
+  void forward(std::vector<cplx>& a) const {
+    const auto n = static_cast<size_t>(n_);
+    if ((n & (n - 1)) == 0) return fft_pow2(a, tw_);
+    if (chirp_.empty()) {
+      const std::vector<cplx> x = a;
+      for (size_t k = 0; k < n; ++k) {
+        cplx s = 0;
+        for (size_t j = 0, idx = 0; j < n; ++j, idx = (idx + k) % n) s += x[j] * tw_[idx];
+        a[k] = s;
+      }
+      return;
+    }
+    std::vector<cplx> b(kernel_.size(), 0.0);
+    for (size_t k = 0; k < n; ++k) b[k] = a[k] * chirp_[k];
+    fft_pow2(b, tw_);
+    for (size_t k = 0; k < b.size(); ++k) b[k] = std::conj(b[k] * kernel_[k]);
+    fft_pow2(b, tw_);  // conj(FFT(conj(.))) / m is the inverse FFT
+    const double m = static_cast<double>(b.size());
+    for (size_t k = 0; k < n; ++k) a[k] = std::conj(b[k]) / m * chirp_[k];
+  }
+
+  int64_t n_;
+  std::vector<cplx> tw_, chirp_, kernel_;
+};
 
 struct DftArgs {
   int64_t axis = 0, n = 0;
@@ -132,11 +185,11 @@ Tensors op_dft(const OpContext& ctx) {
   const int64_t out_c = dims.back();
   std::vector<double> out(static_cast<size_t>(checked_buffer_numel(dims, sizeof(double), "DFT output")));
   const std::vector<double> v = x.to_f64();
-  const std::vector<cplx> tw = twiddles(n);
+  const DftPlan plan(n);
   // The line the sum runs over: the signal cut or zero-padded to n; for
   // IRFFT the half spectrum (n / 2 + 1 bins at most) completed by symmetry.
   const int64_t used = std::min(dim, irfft ? n / 2 + 1 : n);
-  std::vector<cplx> line(static_cast<size_t>(n)), res(static_cast<size_t>(out_len));
+  std::vector<cplx> line(static_cast<size_t>(n)), res;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       auto at = [&](int64_t j) {
@@ -152,7 +205,7 @@ Tensors op_dft(const OpContext& ctx) {
           line[j] = n - j < used ? std::conj(at(n - j)) : 0.0;
         }
       }
-      transform(line.data(), n, n, a.inverse, tw, res.data(), out_len);
+      plan.run(line, res, a.inverse);
       for (int64_t k = 0; k < out_len; ++k) {
         const size_t p = static_cast<size_t>(((o * out_len + k) * inner + i) * out_c);
         out[p] = res[k].real();
@@ -190,15 +243,15 @@ Tensors op_stft(const OpContext& ctx) {
   std::vector<double> out(static_cast<size_t>(checked_buffer_numel(dims, sizeof(double), "STFT output")));
   const std::vector<double> v = x.to_f64();
   const std::vector<double> w = window ? window->to_f64() : std::vector<double>(static_cast<size_t>(n), 1.0);
-  const std::vector<cplx> tw = twiddles(n);
-  std::vector<cplx> line(static_cast<size_t>(n)), res(static_cast<size_t>(bins));
+  const DftPlan plan(n);
+  std::vector<cplx> line(static_cast<size_t>(n)), res;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t f = 0; f < frames; ++f) {
       for (int64_t t = 0; t < n; ++t) {
         const size_t p = static_cast<size_t>((b * length + f * step + t) * c);
         line[t] = cplx(v[p], c == 2 ? v[p + 1] : 0.0) * w[t];
       }
-      transform(line.data(), n, n, false, tw, res.data(), bins);
+      plan.run(line, res, false);
       for (int64_t k = 0; k < bins; ++k) {
         const size_t p = static_cast<size_t>(((b * frames + f) * bins + k) * 2);
         out[p] = res[k].real();
@@ -209,96 +262,10 @@ Tensors op_stft(const OpContext& ctx) {
   return {Tensor::from_f64(x.dtype, dims, out)};
 }
 
-DType output_datatype(const onnx::NodeProto& node) {
-  const int64_t v = attr_int(node, "output_datatype", 1);
-  const auto t = static_cast<DType>(v);
-  switch (t) {
-    case DType::uint8: case DType::uint16: case DType::uint32: case DType::uint64:
-    case DType::int8: case DType::int16: case DType::int32: case DType::int64:
-    case DType::float16: case DType::float32: case DType::float64: case DType::bfloat16: return t;
-    default: fail(ErrorKind::input, "output_datatype {} is not a numeric type", v);
-  }
-}
-
-Tensor numeric_tensor(DType t, std::vector<int64_t> dims, std::vector<double> v) {
-  if (!is_floating(t)) {
-    for (double& e : v) {
-      if (std::isnan(e)) fail(ErrorKind::unsupported, "a NaN value has no {} value", dtype_name(t));
-      e = std::trunc(e) + 0.0;
-    }
-  }
-  return Tensor::from_f64(t, std::move(dims), v);
-}
-
-Tensors window(const OpContext& ctx, double a0, double a1, double a2) {
-  const int64_t size = scalar_int(ctx.required(0, "size"), "size");
-  if (size < 0) fail(ErrorKind::input, "size {} is negative", size);
-  const bool periodic = flag(*ctx.node, "periodic", 1);
-  const DType t = output_datatype(*ctx.node);
-  // A symmetric window of size 1 divides 0 by 0 in the function body: NaN.
-  const double m = static_cast<double>(periodic ? size : size - 1);
-  std::vector<double> w(static_cast<size_t>(checked_buffer_numel({size}, sizeof(double), "window")));
-  for (int64_t i = 0; i < size; ++i) {
-    const double angle = 2.0 * kPi * static_cast<double>(i) / m;
-    w[i] = a0 - a1 * std::cos(angle) + a2 * std::cos(2.0 * angle);
-  }
-  return {numeric_tensor(t, {size}, std::move(w))};
-}
-
-Tensors op_hann(const OpContext& ctx) { return window(ctx, 0.5, 0.5, 0.0); }
-Tensors op_hamming(const OpContext& ctx) { return window(ctx, 25.0 / 46.0, 21.0 / 46.0, 0.0); }
-Tensors op_blackman(const OpContext& ctx) { return window(ctx, 0.42, 0.5, 0.08); }
-
-double hz_to_mel(double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); }
-
-Tensors op_mel_weight_matrix(const OpContext& ctx) {
-  const int64_t mels = scalar_int(ctx.required(0, "num_mel_bins"), "num_mel_bins");
-  const int64_t dft_length = scalar_int(ctx.required(1, "dft_length"), "dft_length");
-  const int64_t rate = scalar_int(ctx.required(2, "sample_rate"), "sample_rate");
-  const double lower = scalar_float(ctx.required(3, "lower_edge_hertz"), "lower_edge_hertz");
-  const double upper = scalar_float(ctx.required(4, "upper_edge_hertz"), "upper_edge_hertz");
-  if (mels < 1 || dft_length < 1 || rate < 1) {
-    fail(ErrorKind::input, "num_mel_bins {}, dft_length {} and sample_rate {} must be positive", mels, dft_length, rate);
-  }
-  const DType t = output_datatype(*ctx.node);
-  const int64_t spectrum = dft_length / 2 + 1;
-  // mels + 2 edges evenly spaced in mel, each mapped to the spectrogram bin
-  // floor((dft_length + 1) hz / sample_rate).
-  const double low = hz_to_mel(lower), step = (hz_to_mel(upper) - low) / static_cast<double>(mels + 2);
-  std::vector<int64_t> edge(static_cast<size_t>(mels + 2));
-  for (int64_t i = 0; i < mels + 2; ++i) {
-    const double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * step + low) / 2595.0) - 1.0);
-    const double bin = std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(rate));
-    if (!(std::fabs(bin) < 9.0e15)) fail(ErrorKind::input, "mel edge {} Hz falls on no bin", hz);
-    edge[i] = static_cast<int64_t>(bin);
-  }
-  const std::vector<int64_t> dims{spectrum, mels};
-  std::vector<double> w(static_cast<size_t>(checked_buffer_numel(dims, sizeof(double), "MelWeightMatrix")), 0.0);
-  auto put = [&](int64_t j, int64_t i, double v) {
-    if (j < 0 || j >= spectrum) {
-      fail(ErrorKind::input, "mel band {} reaches bin {}, outside the {} bins of the spectrum", i, j, spectrum);
-    }
-    w[static_cast<size_t>(j * mels + i)] = v;
-  };
-  for (int64_t i = 0; i < mels; ++i) {
-    const int64_t left = edge[i], center = edge[i + 1], right = edge[i + 2];
-    if (center == left) put(center, i, 1.0);
-    for (int64_t j = left; center != left && j <= center; ++j) {
-      put(j, i, static_cast<double>(j - left) / static_cast<double>(center - left));
-    }
-    for (int64_t j = center; j < right; ++j) put(j, i, static_cast<double>(right - j) / static_cast<double>(right - center));
-  }
-  return {numeric_tensor(t, dims, std::move(w))};
-}
-
 }  // namespace
 
 void add_misc_spectral_ops(OpRegistry& r) {
-  r.add("BlackmanWindow", 17, 17, op_blackman);
   r.add("DFT", 17, 20, op_dft);
-  r.add("HammingWindow", 17, 17, op_hamming);
-  r.add("HannWindow", 17, 17, op_hann);
-  r.add("MelWeightMatrix", 17, 17, op_mel_weight_matrix);
   r.add("STFT", 17, 17, op_stft);
 }
 
