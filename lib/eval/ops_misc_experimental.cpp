@@ -206,7 +206,8 @@ Tensors op_constant_fill(const OpContext& ctx) {
     fail(ErrorKind::unsupported, "value {} is not exactly a {}", value, dtype_name(t));
   }
   const std::vector<int64_t> dims = fill_shape(ctx);
-  return {Tensor::from_f64(t, dims, std::vector<double>(static_cast<size_t>(checked_numel(dims)), value))};
+  const int64_t n = checked_buffer_numel(dims, sizeof(double), "ConstantFill output");
+  return {Tensor::from_f64(t, dims, std::vector<double>(static_cast<size_t>(n), value))};
 }
 
 Tensors op_given_tensor_fill(const OpContext& ctx) {

@@ -198,6 +198,9 @@ TEST_CASE("ConstantFill fills value as dtype in the shape attribute, the input's
                     }),
                     bnorm::Error);
   REQUIRE_THROWS_AS(run(9, "ConstantFill", {}, [](auto& n) { set_attr(n, "dtype", int64_t{11}); }), bnorm::Error);
+  // A shape of 2^50 elements is refused before anything is allocated.
+  REQUIRE_THROWS_AS(run(9, "ConstantFill", {}, [](auto& n) { set_ints(n, "shape", {int64_t{1} << 25, int64_t{1} << 25}); }),
+                    bnorm::Error);
   REQUIRE_THROWS_AS(run(9, "ConstantFill", {floats({2}, {2, 1.5})}, [](auto& n) { set_attr(n, "input_as_shape", int64_t{1}); }),
                     bnorm::Error);
 }

@@ -222,6 +222,11 @@ TEST_CASE("MelWeightMatrix puts triangles of peak 1 between mel-spaced spectrogr
   // band 1 rises over 0..2 and falls over 2..4.
   const std::vector<double> want{1, 0, 0.5, 0.5, 0, 1, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   CHECK(w.to_f64() == want);
+  REQUIRE_THROWS_AS(run(17, "MelWeightMatrix", {scalar(int64_t{1} << 40), scalar(16), scalar(8000),
+                                                Tensor::from_f64(DType::float32, {}, {0}),
+                                                Tensor::from_f64(DType::float32, {}, {4000})}),
+                    bnorm::Error);
+  REQUIRE_THROWS_AS(run(17, "HannWindow", {scalar(int64_t{1} << 40)}), bnorm::Error);
   // A band reaching past the spectrum is refused.
   REQUIRE_THROWS_AS(run(17, "MelWeightMatrix", {scalar(2), scalar(16), scalar(1000),
                                                 Tensor::from_f64(DType::float32, {}, {0}),

@@ -98,6 +98,8 @@ Tensors op_mel_weight_matrix(const OpContext& ctx) {
   }
   const DType t = output_datatype(*ctx.node);
   const int64_t spectrum = dft_length / 2 + 1;
+  const std::vector<int64_t> dims{spectrum, mels};
+  std::vector<double> w(static_cast<size_t>(checked_buffer_numel(dims, sizeof(double), "MelWeightMatrix")), 0.0);
   // mels + 2 edges evenly spaced in mel, each mapped to the spectrogram bin
   // floor((dft_length + 1) hz / sample_rate).
   const double low = hz_to_mel(lower), step = (hz_to_mel(upper) - low) / static_cast<double>(mels + 2);
@@ -108,8 +110,6 @@ Tensors op_mel_weight_matrix(const OpContext& ctx) {
     if (!(std::fabs(bin) < 9.0e15)) fail(ErrorKind::input, "mel edge {} Hz falls on no bin", hz);
     edge[i] = static_cast<int64_t>(bin);
   }
-  const std::vector<int64_t> dims{spectrum, mels};
-  std::vector<double> w(static_cast<size_t>(checked_buffer_numel(dims, sizeof(double), "MelWeightMatrix")), 0.0);
   auto put = [&](int64_t j, int64_t i, double v) {
     if (j < 0 || j >= spectrum) {
       fail(ErrorKind::input, "mel band {} reaches bin {}, outside the {} bins of the spectrum", i, j, spectrum);
