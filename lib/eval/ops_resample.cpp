@@ -9,8 +9,12 @@ namespace bnorm::eval {
 
 void add_resample_ops(OpRegistry& r) {
   r.add("AffineGrid", 20, 20, op_affine_grid);
+  r.add("CenterCropPad", 18, 18, op_center_crop_pad);
+  r.add("Col2Im", 18, 18, op_col2im);
+  r.add("DepthToSpace", 1, 13, op_depth_to_space);
   r.add("GridSample", 16, 22, op_grid_sample);
   r.add("Resize", 18, 19, op_resize);
+  r.add("SpaceToDepth", 1, 13, op_space_to_depth);
 }
 
 }  // namespace bnorm::eval
