@@ -227,7 +227,8 @@ Tensors op_dequantize_linear(const OpContext& ctx) {
 // DynamicQuantizeLinear-11, in float as the spec's formulas: the range
 // [min(0, min x), max(0, max x)] mapped onto uint8 [0, 255]. All-zero (or
 // empty) x gives scale 1/255 as ONNX's reference (the spec would divide by
-// zero); NaNs in x are skipped by the min and max.
+// zero); NaNs in x are skipped by the min and max and quantize to the zero
+// point.
 Tensors op_dynamic_quantize_linear(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "x");
   if (x.dtype != DType::float32) fail(ErrorKind::input, "input 'x' has type {}, expected float", dtype_name(x.dtype));
@@ -238,7 +239,8 @@ Tensors op_dynamic_quantize_linear(const OpContext& ctx) {
     if (e > hi) hi = e;
   }
   const float scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
-  const float zp = std::nearbyint(std::min(std::max(0.0f - lo / scale, 0.0f), 255.0f));
+  const float initial = 0.0f - lo / scale;  // NaN only for an infinite x: then zero point 0
+  const float zp = std::isnan(initial) ? 0.0f : std::nearbyint(std::min(std::max(initial, 0.0f), 255.0f));
   std::vector<double> q(vx.size()), z(vx.size(), zp);
   for (size_t i = 0; i < vx.size(); ++i) q[i] = vx[i] / scale;
   Tensors out(3);

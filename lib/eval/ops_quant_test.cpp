@@ -213,3 +213,12 @@ TEST_CASE("A model of IR 10 with int4 and float8 initializers evaluates and save
   CHECK(back.proto.graph().initializer(0).raw_data() == raw);
   CHECK(bnorm::evaluate(back, {}).at("y").to_f64() == V{-4, -0.5, 0, 1.5, 3.5});
 }
+
+TEST_CASE("DynamicQuantizeLinear skips NaN in the range and an infinite x does not crash", "[eval][quant]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto r = run(11, "DynamicQuantizeLinear", {f32({3}, {nan, 0, 2})}, 3);
+  CHECK(r[2].to_f64() == V{0});
+  CHECK(r[0].to_f64() == V{0, 0, 255});
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(run(11, "DynamicQuantizeLinear", {f32({2}, {-inf, 1})}, 3)[2].to_f64() == V{0});
+}
