@@ -64,6 +64,18 @@ bool holds_type(const onnx::TypeProto& t, bool nested = false) {
   return false;
 }
 
+// ONNX's spelling of a value type: tensor(string), seq(tensor(float)), ...
+std::string type_str(const onnx::TypeProto& t) {
+  if (t.has_tensor_type()) {
+    return fmt::format("tensor({})", dtype_name(static_cast<DType>(t.tensor_type().elem_type())));
+  }
+  if (t.has_sequence_type()) return "seq(" + type_str(t.sequence_type().elem_type()) + ")";
+  if (t.has_optional_type()) return "optional(" + type_str(t.optional_type().elem_type()) + ")";
+  if (t.has_map_type()) return "map";
+  if (t.has_sparse_tensor_type()) return "sparse_tensor";
+  return "unknown";
+}
+
 }  // namespace
 
 std::string first_unsupported_op(const fs::path& model_path) {
@@ -72,7 +84,7 @@ std::string first_unsupported_op(const fs::path& model_path) {
   for (const auto* list : {&model.proto.graph().input(), &model.proto.graph().output()}) {
     for (const auto& v : *list) {
       if (!missing.empty() || !v.has_type()) continue;
-      if (!holds_type(v.type())) missing = "non-tensor value '" + v.name() + "'";
+      if (!holds_type(v.type())) missing = fmt::format("value '{}' of type {}", v.name(), type_str(v.type()));
     }
   }
   const int64_t opset = default_opset(model.proto);
@@ -211,7 +223,7 @@ BackendTestResult run_backend_test(const fs::path& dir, const Tolerance& tol) {
   const std::string missing = first_unsupported_op(model_path);
   if (!missing.empty()) {
     r.skipped = true;
-    r.skip_reason = (missing.rfind("non-tensor", 0) == 0 ? missing : "op " + missing) + " is not supported by bnorm eval";
+    r.skip_reason = (missing.rfind("value ", 0) == 0 ? missing : "op " + missing) + " is not supported by bnorm eval";
     return r;
   }
   const Model model = load_model(model_path);
