@@ -20,6 +20,10 @@ void add_scan_ops(OpRegistry& r);      // ops_control_scan.cpp
 const Value& value_input(const OpContext& ctx, size_t i, const char* what);
 // Input `i`, which must be a sequence (Error(input) otherwise).
 const Value& sequence_input(const OpContext& ctx, size_t i, const char* what);
+// Input `i` when it must be a tensor: nullptr when absent, Error(input)
+// when it is a sequence or optional (ops listed by takes_values() see those
+// as nullptr in OpContext::inputs, which must not read as absent).
+const Tensor* tensor_input(const OpContext& ctx, size_t i, const char* what);
 // A scalar integer input (int32 or int64, shape [] — or [1], which
 // onnxruntime accepts too), read exactly.
 int64_t scalar_int(const Tensor& t, const char* what);

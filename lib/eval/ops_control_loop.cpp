@@ -104,7 +104,7 @@ struct LoopControl {
 
 LoopControl loop_control(const OpContext& ctx) {
   LoopControl c;
-  if (const Tensor* m = ctx.input(0)) {
+  if (const Tensor* m = tensor_input(ctx, 0, "M")) {
     if (m->dtype != DType::int64 || m->numel() != 1) {
       fail(ErrorKind::input, "input 'M' must be one int64, is {} of shape {}", dtype_name(m->dtype), shape_str(m->dims));
     }

@@ -73,13 +73,16 @@ Tensors op_sequence_empty(const OpContext& ctx) {
 
 Tensors op_sequence_insert(const OpContext& ctx) {
   const Value& seq = sequence_input(ctx, 0, "input_sequence");
-  const Tensor& t = ctx.required(1, "tensor");
+  const Tensor* given = tensor_input(ctx, 1, "tensor");
+  if (!given) fail(ErrorKind::input, "missing input 'tensor'");
+  const Tensor& t = *given;
   const DType elem = elem_type(seq);
   if (elem != DType::undefined && t.dtype != elem) {
     fail(ErrorKind::input, "input 'tensor' has type {}, the sequence holds {}", dtype_name(t.dtype), dtype_name(elem));
   }
   const auto n = static_cast<int64_t>(seq.items.size());
-  const int64_t at = ctx.input(2) ? position(*ctx.input(2), n, 1) : n;
+  const Tensor* pos = tensor_input(ctx, 2, "position");
+  const int64_t at = pos ? position(*pos, n, 1) : n;
   check_total_bytes(seq.byte_size() + static_cast<int64_t>(t.bytes.size()), "the sequence");
   Value out = seq;
   out.elem = t.dtype;
@@ -90,7 +93,9 @@ Tensors op_sequence_insert(const OpContext& ctx) {
 
 Tensors op_sequence_at(const OpContext& ctx) {
   const Value& seq = sequence_input(ctx, 0, "input_sequence");
-  const int64_t at = position(ctx.required(1, "position"), static_cast<int64_t>(seq.items.size()), 0);
+  const Tensor* pos = tensor_input(ctx, 1, "position");
+  if (!pos) fail(ErrorKind::input, "missing input 'position'");
+  const int64_t at = position(*pos, static_cast<int64_t>(seq.items.size()), 0);
   return {seq.items[at]};
 }
 
@@ -98,7 +103,8 @@ Tensors op_sequence_erase(const OpContext& ctx) {
   const Value& seq = sequence_input(ctx, 0, "input_sequence");
   const auto n = static_cast<int64_t>(seq.items.size());
   if (n == 0) fail(ErrorKind::input, "cannot erase from an empty sequence");
-  const int64_t at = ctx.input(1) ? position(*ctx.input(1), n, 0) : n - 1;
+  const Tensor* pos = tensor_input(ctx, 1, "position");
+  const int64_t at = pos ? position(*pos, n, 0) : n - 1;
   Value out = seq;
   out.elem = elem_type(seq);
   out.items.erase(out.items.begin() + at);

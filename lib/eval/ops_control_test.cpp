@@ -97,6 +97,11 @@ TEST_CASE("positions outside the sequence and mixed element types are input erro
   b.node("SequenceInsert", {"S", "I"}, {"t"}, "ins");
   b.output("t");
   CHECK(error_of(b, {{"S", seq({floats({1}, {1})})}, {"I", Value::of(i64(1))}}).kind() == ErrorKind::input);
+  GraphBuilder p(11);
+  sequence_input(p, "S");
+  p.node("SequenceInsert", {"S", "S", "S"}, {"t"}, "ins");  // a sequence as tensor and position
+  p.output("t");
+  CHECK(error_of(p, {{"S", seq({floats({1}, {1})})}}).bare_message() == "input 'tensor' must be a tensor, is a sequence");
   GraphBuilder e(11);
   e.node("SequenceEmpty", {}, {"s"});
   e.node("SequenceErase", {"s"}, {"t"}, "erase");

@@ -83,6 +83,12 @@ const Value& sequence_input(const OpContext& ctx, size_t i, const char* what) {
   return v;
 }
 
+const Tensor* tensor_input(const OpContext& ctx, size_t i, const char* what) {
+  const Value* v = ctx.value(i);
+  if (v && !v->is_tensor()) fail(ErrorKind::input, "input '{}' must be a tensor, is {}", what, v->describe());
+  return ctx.input(i);
+}
+
 int64_t scalar_int(const Tensor& t, const char* what) {
   if (t.dtype != DType::int64 && t.dtype != DType::int32) {
     fail(ErrorKind::input, "input '{}' must be int32 or int64, is {}", what, dtype_name(t.dtype));
