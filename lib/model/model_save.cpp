@@ -67,9 +67,11 @@ void write_external(Model& model, const fs::path& src_dir, AtomicFile& side, con
       bytes.assign(t.raw_data().begin(), t.raw_data().end());
     } else if (!t.has_raw_data() && t.data_type() != onnx::TensorProto::STRING) {
       // Typed-field storage: canonical raw form first, then decide.
-      Tensor decoded = decode_tensor(t, src_dir);
-      if (decoded.byte_size() < threshold) return;
-      bytes = std::move(decoded.bytes);
+      // Through encode_tensor: its raw_data is the stored form (4-bit types
+      // packed two to a byte), not the unpacked bytes a Tensor holds.
+      const std::string raw = to_proto(decode_tensor(t, src_dir)).raw_data();
+      if (raw.size() < threshold) return;
+      bytes.assign(raw.begin(), raw.end());
       undo.push_back({&t, {}, {}, 0, t});
       t.clear_float_data();
       t.clear_double_data();

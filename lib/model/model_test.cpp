@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "model/external_data.h"
 #include "model/tensor_proto.h"
 #include "support.h"
 
@@ -229,4 +230,30 @@ TEST_CASE("the side-file name of a save must stay inside the output directory", 
   CHECK_THROWS_AS(save_model(m, tmp / "out.onnx", options), Error);
   CHECK_FALSE(fs::exists(tmp / "out.onnx"));
   CHECK(m.path == tmp / "in.onnx");
+}
+
+TEST_CASE("an int4 initializer in int32_data moves to external data packed, two to a byte", "[model][external]") {
+  // Found in review: the save wrote the unpacked bytes a Tensor holds.
+  test::TempDir tmp;
+  auto proto = small_model(8);
+  test::write_file(tmp / "w.bin", std::string(32, '\0'));
+  make_external(*proto.mutable_graph()->mutable_initializer(0), "w.bin", 0, 32);
+  const std::vector<double> values{-8, 7, 0, -1, 3};
+  onnx::TensorProto packed = to_proto(Tensor::from_f64(DType::int4, {5}, values));
+  onnx::TensorProto* q = proto.mutable_graph()->add_initializer();
+  q->set_name("q");
+  q->set_data_type(packed.data_type());
+  q->add_dims(5);
+  for (unsigned char b : packed.raw_data()) q->add_int32_data(b);  // one packed byte per int32
+  save_raw(proto, tmp / "in.onnx");
+  Model m = load_model(tmp / "in.onnx");
+  REQUIRE(decode_tensor(m.proto.graph().initializer(1), m.dir()).to_f64() == values);
+  SaveOptions options;
+  options.external_threshold = 0;
+  save_model(m, tmp / "out.onnx", options);
+  Model again = load_model(tmp / "out.onnx");
+  const auto& t = again.proto.graph().initializer(1);
+  CHECK(is_external(t));
+  CHECK(external_ref(t).length == 3);
+  CHECK(decode_tensor(t, again.dir()).to_f64() == values);
 }
