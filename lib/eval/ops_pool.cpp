@@ -1,18 +1,27 @@
-// Pooling: MaxPool, AveragePool (1-D to 3-D) and GlobalAveragePool.
+// Pooling: MaxPool, AveragePool, LpPool (1-D to 3-D) and the global pools
+// GlobalAveragePool, GlobalMaxPool, GlobalLpPool.
 //
 // Window geometry as Conv (kernel_shape, strides, pads, auto_pad,
-// dilations), plus ceil_mode (10+): the output size rounds up, but a window
-// must start inside the input or its begin padding. AveragePool divides by
-// the in-bounds count (count_include_pad = 0) or by the count inside the
-// padded input (1). MaxPool's optional Indices are flat indices into X,
+// dilations), plus ceil_mode: the output size rounds up, but a window must
+// start inside the input or its begin padding. AveragePool divides by the
+// in-bounds count (count_include_pad = 0) or by the count inside the padded
+// input (1). LpPool computes (sum |x|^p)^(1/p) over the in-bounds elements
+// (padding adds 0). MaxPool's optional Indices are flat indices into X,
 // spatial axes row-major (storage_order 0) or column-major (1).
+// Versions: an attribute a version does not have is Error(input):
+// AveragePool count_include_pad 7+, ceil_mode 10+, dilations 19+; MaxPool
+// storage_order 8+, ceil_mode and dilations 10+; LpPool p is a float at 1
+// and an int from 2, ceil_mode and dilations 18+; GlobalLpPool p float at
+// 1, int from 2. Sums in float64, rounded once.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "eval/attrs.h"
 #include "eval/numeric.h"
 #include "eval/op.h"
 #include "eval/ops.h"
+#include "eval/ops_resample.h"
 
 namespace bnorm::eval {
 
@@ -25,7 +34,24 @@ struct PoolGeometry {
   int64_t in[kDims], kernel[kDims], out[kDims], stride[kDims], dil[kDims], pad[kDims], pad_end[kDims];
 };
 
+// The first version that has `attr`, for the pools whose attributes grew.
+int attr_since(const std::string& op, const std::string& attr) {
+  if (op == "AveragePool") return attr == "count_include_pad" ? 7 : attr == "ceil_mode" ? 10 : attr == "dilations" ? 19 : 1;
+  if (op == "MaxPool") return attr == "storage_order" ? 8 : attr == "ceil_mode" || attr == "dilations" ? 10 : 1;
+  if (op == "LpPool") return attr == "ceil_mode" || attr == "dilations" ? 18 : 1;
+  return 1;
+}
+
+void check_attrs_of_version(const OpContext& ctx) {
+  for (const char* a : {"count_include_pad", "ceil_mode", "dilations", "storage_order"}) {
+    if (find_attr(*ctx.node, a) && ctx.version < attr_since(ctx.node->op_type(), a)) {
+      fail(ErrorKind::input, "attribute '{}' is not part of {}-{}", a, ctx.node->op_type(), ctx.version);
+    }
+  }
+}
+
 PoolGeometry pool_geometry(const OpContext& ctx, const Tensor& x) {
+  check_attrs_of_version(ctx);
   if (x.dims.size() < 3 || x.dims.size() > 5) {
     fail(ErrorKind::unsupported, "pooling of X {}: only 1-D to 3-D pooling is supported", shape_str(x.dims));
   }
@@ -42,6 +68,9 @@ PoolGeometry pool_geometry(const OpContext& ctx, const Tensor& x) {
     fail(ErrorKind::input, "strides, dilations or pads do not match {} spatial dims", nd);
   }
   const std::string auto_pad = attr_string(node, "auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
+    fail(ErrorKind::input, "unknown auto_pad '{}'", auto_pad);
+  }
   const bool ceil_mode = attr_int(node, "ceil_mode", 0) != 0;
   for (size_t d = 0; d < kDims; ++d) {
     const bool real = d >= lead;
@@ -74,13 +103,21 @@ std::vector<int64_t> pooled_dims(const Tensor& x, const PoolGeometry& g) {
   return dims;
 }
 
-enum class PoolKind { max, average };
+enum class PoolKind { max, average, lp };
 
 // Visits every output position of every plane with the in-bounds window
 // elements; `f(plane, out_index, values...)` does the reduction.
+struct PoolOptions {
+  PoolKind kind = PoolKind::max;
+  bool include_pad = false;
+  bool col_major = false;
+  double p = 2;
+};
+
 template <typename T>
-void pool(const std::vector<T>& x, int64_t planes, const PoolGeometry& g, PoolKind kind, bool include_pad,
-          std::vector<T>& y, std::vector<int64_t>* indices, bool col_major) {
+void pool(const std::vector<T>& x, int64_t planes, const PoolGeometry& g, const PoolOptions& opt, std::vector<T>& y,
+          std::vector<int64_t>* indices) {
+  const PoolKind kind = opt.kind;
   const int64_t is = g.in[0] * g.in[1] * g.in[2], os = g.out[0] * g.out[1] * g.out[2];
   for (int64_t p = 0; p < planes; ++p) {
     const T* xp = x.data() + p * is;
@@ -107,43 +144,58 @@ void pool(const std::vector<T>& x, int64_t planes, const PoolGeometry& g, PoolKi
                 const int64_t at = (iz * g.in[1] + iy) * g.in[2] + ix;
                 const T v = xp[at];
                 ++count;
-                sum += static_cast<double>(v);
+                sum += kind == PoolKind::lp ? std::pow(std::fabs(static_cast<double>(v)), opt.p) : static_cast<double>(v);
                 if (v > best || best_at < 0) {
                   best = v;
-                  best_at = col_major ? (ix * g.in[1] + iy) * g.in[0] + iz : at;
+                  best_at = opt.col_major ? (ix * g.in[1] + iy) * g.in[0] + iz : at;
                 }
               }
           if (kind == PoolKind::max) {
             y[o] = best;
             if (indices) (*indices)[o] = p * is + best_at;
+          } else if (kind == PoolKind::lp) {
+            y[o] = static_cast<T>(std::pow(sum, 1 / opt.p));
           } else {
-            y[o] = static_cast<T>(sum / static_cast<double>(include_pad ? padded : count));
+            y[o] = static_cast<T>(sum / static_cast<double>(opt.include_pad ? padded : count));
           }
         }
   }
 }
 
+// p of LpPool / GlobalLpPool: a float attribute at version 1, an int after.
+double lp_order(const OpContext& ctx) {
+  const double p = ctx.version < 2 ? attr_float(*ctx.node, "p", 2.0f)
+                                   : static_cast<double>(attr_int(*ctx.node, "p", 2));
+  if (!(p > 0) || std::isinf(p)) fail(ErrorKind::input, "p = {} must be positive", p);
+  return p;
+}
+
 Tensors run_pool(const OpContext& ctx, PoolKind kind) {
   const Tensor& x = ctx.required(0, "X");
   const PoolGeometry g = pool_geometry(ctx, x);
-  const bool include_pad = attr_int(*ctx.node, "count_include_pad", 0) != 0;
-  const bool col_major = attr_int(*ctx.node, "storage_order", 0) != 0;
+  PoolOptions opt;
+  opt.kind = kind;
+  opt.include_pad = attr_int(*ctx.node, "count_include_pad", 0) != 0;
+  opt.col_major = attr_int(*ctx.node, "storage_order", 0) != 0;
+  if (kind == PoolKind::lp) opt.p = lp_order(ctx);
   const std::vector<int64_t> dims = pooled_dims(x, g);
   Tensors out(static_cast<size_t>(std::max(1, ctx.output_count())));
   std::vector<int64_t> indices(static_cast<size_t>(product(dims)));
   const bool want_indices = kind == PoolKind::max && ctx.wants(1);
   if (!is_floating(x.dtype)) {
     // Integer MaxPool (8-bit types, 12+): exact in double.
-    if (kind != PoolKind::max) fail(ErrorKind::unsupported, "AveragePool of {} is not supported", dtype_name(x.dtype));
+    if (kind != PoolKind::max) {
+      fail(ErrorKind::unsupported, "{} of {} is not supported", ctx.node->op_type(), dtype_name(x.dtype));
+    }
     std::vector<double> y(static_cast<size_t>(product(dims)));
-    pool(x.to_f64(), x.dims[0] * x.dims[1], g, kind, include_pad, y, want_indices ? &indices : nullptr, col_major);
+    pool(x.to_f64(), x.dims[0] * x.dims[1], g, opt, y, want_indices ? &indices : nullptr);
     out[0] = Tensor::from_f64(x.dtype, dims, y);
   } else {
     with_float_type(x.dtype, "input 'X'", [&](auto tag) {
       using T = decltype(tag);
       const std::vector<T> vx = load_values<T>(x);
       std::vector<T> y(static_cast<size_t>(product(dims)));
-      pool(vx, x.dims[0] * x.dims[1], g, kind, include_pad, y, want_indices ? &indices : nullptr, col_major);
+      pool(vx, x.dims[0] * x.dims[1], g, opt, y, want_indices ? &indices : nullptr);
       out[0] = make_tensor(x.dtype, dims, y);
       return 0;
     });
@@ -160,20 +212,52 @@ Tensors run_pool(const OpContext& ctx, PoolKind kind) {
 Tensors op_max_pool(const OpContext& ctx) { return run_pool(ctx, PoolKind::max); }
 Tensors op_average_pool(const OpContext& ctx) { return run_pool(ctx, PoolKind::average); }
 
-Tensors op_global_average_pool(const OpContext& ctx) {
+Tensors op_lp_pool(const OpContext& ctx) { return run_pool(ctx, PoolKind::lp); }
+
+namespace {
+
+// Reduces each (n, c) plane of X to one value: dims [N, C, 1, ...].
+template <typename F>
+Tensor global_pool(const OpContext& ctx, F reduce) {
   const Tensor& x = ctx.required(0, "X");
   if (x.dims.size() < 2) fail(ErrorKind::input, "input 'X' must have rank 2 or more, has shape {}", shape_str(x.dims));
+  if (!is_floating(x.dtype)) fail(ErrorKind::input, "input 'X' must be float, not {}", dtype_name(x.dtype));
   const int64_t planes = x.dims[0] * x.dims[1], s = product(x.dims, 2);
   std::vector<int64_t> dims(x.dims.size(), 1);
   dims[0] = x.dims[0];
   dims[1] = x.dims[1];
   const std::vector<double> v = x.to_f64();
-  std::vector<double> y(static_cast<size_t>(planes), 0.0);
-  for (int64_t p = 0; p < planes; ++p) {
-    for (int64_t i = 0; i < s; ++i) y[p] += v[p * s + i];
-    y[p] /= static_cast<double>(s);
-  }
-  return {Tensor::from_f64(x.dtype, dims, y)};
+  std::vector<double> y(static_cast<size_t>(planes));
+  for (int64_t p = 0; p < planes; ++p) y[p] = reduce(v.data() + p * s, s);
+  return make_tensor(x.dtype, dims, y);
+}
+
+}  // namespace
+
+Tensors op_global_average_pool(const OpContext& ctx) {
+  return {global_pool(ctx, [](const double* v, int64_t n) {
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += v[i];
+    return sum / static_cast<double>(n);
+  })};
+}
+
+// NaN propagates, as np.max in ONNX's reference; an empty plane is -inf.
+Tensors op_global_max_pool(const OpContext& ctx) {
+  return {global_pool(ctx, [](const double* v, int64_t n) {
+    double best = -std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < n; ++i) best = std::isnan(v[i]) || std::isnan(best) ? NAN : std::max(best, v[i]);
+    return best;
+  })};
+}
+
+Tensors op_global_lp_pool(const OpContext& ctx) {
+  const double p = lp_order(ctx);
+  return {global_pool(ctx, [p](const double* v, int64_t n) {
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += std::pow(std::fabs(v[i]), p);
+    return std::pow(sum, 1 / p);
+  })};
 }
 
 }  // namespace bnorm::eval

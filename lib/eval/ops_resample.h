@@ -16,10 +16,12 @@ Tensors op_space_to_depth(const OpContext& ctx);
 Tensors op_center_crop_pad(const OpContext& ctx);
 Tensors op_col2im(const OpContext& ctx);
 
-// ops_pool_extra.cpp
+// ops_pool.cpp
 Tensors op_global_max_pool(const OpContext& ctx);
 Tensors op_global_lp_pool(const OpContext& ctx);
 Tensors op_lp_pool(const OpContext& ctx);
+
+// ops_pool_unpool.cpp
 Tensors op_max_unpool(const OpContext& ctx);
 
 // ops_resample_roi.cpp
