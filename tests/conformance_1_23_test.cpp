@@ -30,6 +30,8 @@ constexpr AllowedSkip kNormFamily[] = {
     {"test_rms_normalization", "RMSNormalization: the normalization-family issue"},
     {"test_mvn", "MeanVarianceNormalization: the normalization-family issue"},
     {"test_lpnormalization", "LpNormalization: the normalization-family issue"},
+    {"test_l1normalization", "LpNormalization: the normalization-family issue"},
+    {"test_l2normalization", "LpNormalization: the normalization-family issue"},
     {"test_lrn", "LRN: the normalization-family issue"},
     {"test_instancenorm", "InstanceNormalization-22: the normalization-family issue"},
 };
@@ -55,6 +57,24 @@ constexpr AllowedSkip kLeftOut[] = {
     {"test_castlike_STRING_to_FLOAT", "string tensors"},
     {"test_identity_opt", "optional values (not yet)"},
 };
+
+// Folders whose expected data carry float32 noise where the exact answer is
+// 0: ONNX's data for the inverse DFT hold 1.9e-7 at the Nyquist bin's
+// imaginary part, which is exactly 0 (numpy's float64 irfft agrees with
+// bnorm, 1.4e-15). Compared with atol 1e-6 instead of 1e-7.
+struct LooserTolerance {
+  const char* prefix;
+  double atol;
+};
+constexpr LooserTolerance kLooser[] = {{"test_dft_inverse", 1e-6}};
+
+bnorm::Tolerance tolerance_for(const std::string& name) {
+  bnorm::Tolerance tol{1e-3, 1e-7};
+  for (const auto& l : kLooser) {
+    if (name.rfind(l.prefix, 0) == 0) tol.atol = l.atol;
+  }
+  return tol;
+}
 
 const char* allowed(const std::string& name, bool* norm_family) {
   for (const auto& a : kNormFamily) {
@@ -85,7 +105,7 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 23: none fails, skips only for
     else ++counted;
     bnorm::BackendTestResult r;
     try {
-      r = bnorm::run_backend_test(dir, {1e-3, 1e-7});
+      r = bnorm::run_backend_test(dir, tolerance_for(name));
     } catch (const bnorm::Error& e) {
       if (e.kind() == bnorm::ErrorKind::unsupported) {
         r.skipped = true;

@@ -118,6 +118,7 @@ std::vector<OpImpl> build() {
   add_attention_ops(r);
   add_control_ops(r);
   add_norm_family_ops(r);
+  add_tfidf_ops(r);
   std::vector<OpImpl> rows = std::move(r.rows());
   std::sort(rows.begin(), rows.end(),
             [](const OpImpl& a, const OpImpl& b) { return a.op != b.op ? a.op < b.op : a.first < b.first; });

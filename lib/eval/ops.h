@@ -15,6 +15,7 @@ void add_quant_ops(OpRegistry& r);      // ops_quant.cpp: QuantizeLinear, Dequan
 void add_misc_ops(OpRegistry& r);       // ops_misc.cpp: experimental ops of opsets 1..9, the rest
 void add_attention_ops(OpRegistry& r);  // ops_attention.cpp: Attention, RotaryEmbedding
 void add_control_ops(OpRegistry& r);    // ops_control.cpp: Loop, Scan, sequences, optionals
+void add_tfidf_ops(OpRegistry& r);      // ops_tfidf.cpp: TfIdfVectorizer (integer n-grams)
 void add_norm_family_ops(OpRegistry& r);  // ops_norm_family.cpp: LayerNormalization, GroupNormalization, ...
 
 // ops_activation.cpp: every op for which is_activation_op() holds.
