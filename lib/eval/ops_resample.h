@@ -26,6 +26,8 @@ Tensors op_max_unpool(const OpContext& ctx);
 
 // ops_resample_roi.cpp
 Tensors op_roi_align(const OpContext& ctx);
+
+// ops_resample_deform.cpp
 Tensors op_deform_conv(const OpContext& ctx);
 
 }  // namespace bnorm::eval
