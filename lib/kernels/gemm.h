@@ -1,0 +1,29 @@
+// Row-major matrix product C[M, N] = A[M, K] * B[K, N], or C += A * B
+// (accumulate), for float and double: the one product behind the
+// evaluator's Gemm, MatMul, Conv and ConvTranspose.
+//
+// Semantics (the same bits as the plain i-k-j loop it replaces, at every
+// SIMD level and thread count): each C[i, j] starts at 0 (or its value
+// when accumulating) and adds A[i, p] * B[p, j] for p = 0, 1, ..., K-1 in
+// that order, the product rounded to T and then the sum rounded to T: no
+// fused multiply-add, no reordering of the sum. Blocking only changes
+// which elements are computed when, never the operations of one element.
+// On AMD Zen (2 multiply and 2 add pipes) a separate multiply and add run
+// at the rate of fused ones; on Intel cores they take twice the slots.
+//
+// Leading dimensions are in elements (lda >= K, ldb >= N, ldc >= N are the
+// caller's to ensure). A, B and C must not overlap. Large products split
+// their columns across OpenMP threads; every element is computed by one
+// thread in the order above, so the thread count never changes results.
+#pragma once
+
+#include <cstddef>
+
+namespace bnorm::kernels {
+
+void gemm(const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc, size_t m, size_t n,
+          size_t k, bool accumulate) noexcept;
+void gemm(const double* a, size_t lda, const double* b, size_t ldb, double* c, size_t ldc, size_t m, size_t n,
+          size_t k, bool accumulate) noexcept;
+
+}  // namespace bnorm::kernels

@@ -1,0 +1,140 @@
+// The loops of gemm.h, templated on the SIMD level (internal: included by
+// gemm_<level>.cpp, one translation unit per level, each with FMA
+// contraction off). gemm.cpp splits the columns across threads and calls
+// the active level's gemm_<level> on each part.
+//
+// Blocking: B is copied, KC rows by NR columns at a time, into a panel on
+// the stack (NR = NV vectors, zero-padded past N) that stays in L1 while
+// every row of A runs against it, MR rows at a time, with the MR x NR
+// block of C in registers. A is read in place: each tile reads MR rows of
+// KC consecutive elements. Past the first KC rows of B the tile reloads C
+// and goes on adding, so each element still sums in p order. Rows past a
+// multiple of MR take tiles of 4, 2 and 1 rows; columns past the last full
+// panel go through a copy of the C tile.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/gemm.h"
+#include "kernels/simd.h"
+
+namespace bnorm::kernels::detail {
+
+// Rows of B per panel: the panel is 16 KiB at every level and type.
+template <class V, size_t NV>
+constexpr size_t gemm_kc() noexcept {
+  return 16384 / sizeof(V) / NV;
+}
+
+// C[0..R, 0..NR) (+)= A[0..R, 0..kc) * panel, in registers.
+template <class V, size_t R, size_t NV, class T>
+inline void gemm_tile(const T* a, size_t lda, const T* panel, size_t kc, T* c, size_t ldc, bool load) noexcept {
+  constexpr size_t L = simd::lanes<V>(), NR = NV * L;
+  V acc[R][NV];
+#pragma GCC unroll 16
+  for (size_t i = 0; i < R; ++i)
+#pragma GCC unroll 16
+    for (size_t v = 0; v < NV; ++v) acc[i][v] = load ? simd::load_bits<V>(c + i * ldc + v * L) : V{};
+  for (size_t p = 0; p < kc; ++p) {
+    V b[NV];
+#pragma GCC unroll 16
+    for (size_t v = 0; v < NV; ++v) b[v] = simd::load_bits<V>(panel + p * NR + v * L);
+#pragma GCC unroll 16
+    for (size_t i = 0; i < R; ++i) {
+      const T x = a[i * lda + p];  // broadcast by the vector product
+#pragma GCC unroll 16
+      for (size_t v = 0; v < NV; ++v) acc[i][v] += x * b[v];
+    }
+  }
+#pragma GCC unroll 16
+  for (size_t i = 0; i < R; ++i)
+#pragma GCC unroll 16
+    for (size_t v = 0; v < NV; ++v) simd::store_bits(c + i * ldc + v * L, acc[i][v]);
+}
+
+// The same for the first nr < NR columns, through a copy of C's tile.
+template <class V, size_t R, size_t NV, class T>
+inline void gemm_edge(const T* a, size_t lda, const T* panel, size_t kc, T* c, size_t ldc, size_t nr,
+                      bool load) noexcept {
+  constexpr size_t NR = NV * simd::lanes<V>();
+  alignas(64) T tile[R * NR] = {};
+  if (load) {
+    for (size_t i = 0; i < R; ++i) std::memcpy(tile + i * NR, c + i * ldc, nr * sizeof(T));
+  }
+  gemm_tile<V, R, NV>(a, lda, panel, kc, tile, NR, load);
+  for (size_t i = 0; i < R; ++i) std::memcpy(c + i * ldc, tile + i * NR, nr * sizeof(T));
+}
+
+template <class V, size_t R, size_t NV, class T>
+inline void gemm_rows(const T* a, size_t lda, const T* panel, size_t kc, T* c, size_t ldc, size_t nr,
+                      bool load) noexcept {
+  if (nr == NV * simd::lanes<V>()) {
+    gemm_tile<V, R, NV>(a, lda, panel, kc, c, ldc, load);
+  } else {
+    gemm_edge<V, R, NV>(a, lda, panel, kc, c, ldc, nr, load);
+  }
+}
+
+template <class V, size_t MR, size_t NV, class T>
+inline void gemm_body(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, size_t m, size_t n,
+                      size_t k, bool accumulate) noexcept {
+  constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>();
+  alignas(64) T panel[KC * NR];
+  for (size_t j0 = 0; j0 < n; j0 += NR) {
+    const size_t nr = std::min(NR, n - j0);
+    for (size_t p0 = 0; p0 < k; p0 += KC) {
+      const size_t kc = std::min(KC, k - p0);
+      for (size_t p = 0; p < kc; ++p) {
+        std::memcpy(panel + p * NR, b + (p0 + p) * ldb + j0, nr * sizeof(T));
+        std::fill(panel + p * NR + nr, panel + (p + 1) * NR, T(0));
+      }
+      const bool load = accumulate || p0 > 0;
+      const T* ap = a + p0;
+      T* cp = c + j0;
+      size_t i = 0;
+      for (; i + MR <= m; i += MR) gemm_rows<V, MR, NV>(ap + i * lda, lda, panel, kc, cp + i * ldc, ldc, nr, load);
+      if constexpr (MR > 4) {
+        if (m - i >= 4) {
+          gemm_rows<V, 4, NV>(ap + i * lda, lda, panel, kc, cp + i * ldc, ldc, nr, load);
+          i += 4;
+        }
+      }
+      if constexpr (MR > 2) {
+        if (m - i >= 2) {
+          gemm_rows<V, 2, NV>(ap + i * lda, lda, panel, kc, cp + i * ldc, ldc, nr, load);
+          i += 2;
+        }
+      }
+      if (m - i >= 1) gemm_rows<V, 1, NV>(ap + i * lda, lda, panel, kc, cp + i * ldc, ldc, nr, load);
+    }
+  }
+}
+
+// Declarations carry the level's attributes: a template instantiates with
+// those of its first declaration. k > 0 and m, n > 0 (gemm.cpp handles the
+// empty cases).
+#define BNORM_GEMM_DECLARE(level, ENTRY)                                                                    \
+  ENTRY void gemm_##level(const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,    \
+                          size_t m, size_t n, size_t k, bool accumulate) noexcept;                         \
+  ENTRY void gemm_##level(const double* a, size_t lda, const double* b, size_t ldb, double* c, size_t ldc, \
+                          size_t m, size_t n, size_t k, bool accumulate) noexcept;
+
+BNORM_GEMM_DECLARE(generic, BNORM_ENTRY_GENERIC)
+BNORM_GEMM_DECLARE(avx2, BNORM_ENTRY_AVX2)
+BNORM_GEMM_DECLARE(avx512, BNORM_ENTRY_AVX512)
+
+// FV, DV: the float and double vectors of the level; MR rows and NV vectors
+// of C per tile, as many as the level's registers hold with B's vectors
+// and A's broadcast.
+#define BNORM_GEMM_LEVEL(level, ENTRY, FV, DV, MR, NV)                                                      \
+  ENTRY void gemm_##level(const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,    \
+                          size_t m, size_t n, size_t k, bool accumulate) noexcept {                        \
+    gemm_body<FV, MR, NV>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);                                    \
+  }                                                                                                         \
+  ENTRY void gemm_##level(const double* a, size_t lda, const double* b, size_t ldb, double* c, size_t ldc, \
+                          size_t m, size_t n, size_t k, bool accumulate) noexcept {                        \
+    gemm_body<DV, MR, NV>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);                                    \
+  }
+
+}  // namespace bnorm::kernels::detail

@@ -1,0 +1,158 @@
+// gemm.h at every SIMD level, float and double: sizes sweeping every tail
+// of the tiles (rows past a multiple of 8, 6 and 4; columns past a multiple
+// of every panel width) and depths past one panel of B (KC rows: 128 to
+// 512 by level and type), with leading dimensions wider than the matrices.
+// Checked two ways: against a float64 reference within the error bound of
+// a K-term float sum, |got - ref| <= 1.01 K u sum |a||b| (u the unit
+// roundoff of T), and bit for bit against the plain i-k-j loop that gemm.h
+// specifies (a product rounded, then the sum rounded, in p order), which
+// the kernel must reproduce at every level and thread count.
+#pragma GCC optimize("fp-contract=off")
+#include "kernels/gemm.h"
+
+#include <catch2/catch.hpp>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/test_support.hpp"
+
+namespace bnorm::kernels {
+namespace {
+
+struct Case {
+  size_t m, n, k;
+};
+
+template <class T>
+struct Operands {
+  size_t lda, ldb, ldc;
+  std::vector<T> a, b, c;
+};
+
+template <class T>
+Operands<T> operands(const Case& s, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Operands<T> o{s.k + 3, s.n + 5, s.n + 2, {}, {}, {}};
+  o.a.resize(s.m * o.lda);
+  o.b.resize(s.k * o.ldb);
+  o.c.resize(s.m * o.ldc);
+  for (T& v : o.a) v = static_cast<T>(u(rng));
+  for (T& v : o.b) v = static_cast<T>(u(rng));
+  for (T& v : o.c) v = static_cast<T>(u(rng));
+  return o;
+}
+
+// The specification: C[i, j] (+)= A[i, p] * B[p, j], p = 0..K-1, each
+// product and each sum rounded to T (contraction is off in this file).
+template <class T>
+std::vector<T> plain(const Operands<T>& o, const Case& s, bool accumulate) {
+  std::vector<T> c = o.c;
+  for (size_t i = 0; i < s.m; ++i)
+    for (size_t j = 0; j < s.n; ++j) {
+      T sum = accumulate ? c[i * o.ldc + j] : T(0);
+      for (size_t p = 0; p < s.k; ++p) {
+        const T prod = o.a[i * o.lda + p] * o.b[p * o.ldb + j];
+        sum = sum + prod;
+      }
+      c[i * o.ldc + j] = sum;
+    }
+  return c;
+}
+
+template <class T>
+void check_case(const Case& s, std::mt19937& rng, bool accumulate) {
+  const Operands<T> o = operands<T>(s, rng);
+  std::vector<T> got = o.c;
+  gemm(o.a.data(), o.lda, o.b.data(), o.ldb, got.data(), o.ldc, s.m, s.n, s.k, accumulate);
+  const std::vector<T> spec = plain(o, s, accumulate);
+  const double unit = std::numeric_limits<T>::epsilon() / 2;
+  for (size_t i = 0; i < s.m; ++i)
+    for (size_t j = 0; j < o.ldc; ++j) {
+      const size_t at = i * o.ldc + j;
+      INFO("m " << s.m << " n " << s.n << " k " << s.k << " at " << i << "," << j << " accumulate " << accumulate);
+      if (j >= s.n) {  // past N: untouched
+        REQUIRE(std::memcmp(&got[at], &o.c[at], sizeof(T)) == 0);
+        continue;
+      }
+      double ref = accumulate ? static_cast<double>(o.c[at]) : 0.0, mag = std::fabs(ref);
+      for (size_t p = 0; p < s.k; ++p) {
+        const double prod = static_cast<double>(o.a[i * o.lda + p]) * static_cast<double>(o.b[p * o.ldb + j]);
+        ref += prod;
+        mag += std::fabs(prod);
+      }
+      REQUIRE(std::fabs(static_cast<double>(got[at]) - ref) <= 1.01 * static_cast<double>(s.k + 1) * unit * mag);
+      REQUIRE(std::memcmp(&got[at], &spec[at], sizeof(T)) == 0);
+    }
+}
+
+std::vector<Case> sweep() {
+  std::vector<Case> cases;
+  for (size_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17})
+    for (size_t n : {1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65})
+      for (size_t k : {1, 2, 5, 16}) cases.push_back({m, n, k});
+  for (size_t k : {127, 128, 129, 255, 256, 257, 511, 512, 513, 700}) cases.push_back({7, 37, k});
+  cases.push_back({24, 130, 300});
+  return cases;
+}
+
+TEMPLATE_TEST_CASE("gemm sums every element in k order and within the float error bound at every level", "[kernels]",
+                   float, double) {
+  testing::SettingsGuard guard;
+  std::mt19937 rng(7);
+  for (Isa isa : testing::available_isas()) {
+    INFO("level " << isa_name(isa));
+    set_active_isa(isa);
+    for (const Case& s : sweep()) {
+      check_case<TestType>(s, rng, false);
+      check_case<TestType>(s, rng, true);
+    }
+  }
+}
+
+TEST_CASE("gemm gives the same bits on one thread and on several", "[kernels]") {
+  testing::SettingsGuard guard;
+  std::mt19937 rng(3);
+  const Case s{37, 1000, 300};  // above the parallel threshold, columns split mid-panel
+  const Operands<float> o = operands<float>(s, rng);
+  const int before = omp_get_max_threads();
+  std::vector<float> one = o.c, many = o.c;
+  omp_set_num_threads(1);
+  gemm(o.a.data(), o.lda, o.b.data(), o.ldb, one.data(), o.ldc, s.m, s.n, s.k, false);
+  omp_set_num_threads(3);
+  gemm(o.a.data(), o.lda, o.b.data(), o.ldb, many.data(), o.ldc, s.m, s.n, s.k, false);
+  omp_set_num_threads(before);
+  REQUIRE(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
+  REQUIRE(std::memcmp(one.data(), plain(o, s, false).data(), one.size() * sizeof(float)) == 0);
+}
+
+TEST_CASE("gemm with k = 0 writes zeros, or leaves C when accumulating; NaN and infinity propagate", "[kernels]") {
+  testing::SettingsGuard guard;
+  for (Isa isa : testing::available_isas()) {
+    set_active_isa(isa);
+    std::vector<float> c(6, 5.0f);
+    gemm(static_cast<const float*>(nullptr), 0, nullptr, 3, c.data(), 3, 2, 3, 0, true);
+    REQUIRE(c == std::vector<float>(6, 5.0f));
+    gemm(static_cast<const float*>(nullptr), 0, nullptr, 3, c.data(), 3, 2, 3, 0, false);
+    REQUIRE(c == std::vector<float>(6, 0.0f));
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> a{1, 0, inf, 1}, b{inf, 1, 2, 3};  // [2, 2] x [2, 2]
+    std::vector<float> y(4);
+    gemm(a.data(), 2, b.data(), 2, y.data(), 2, 2, 2, 2, false);
+    REQUIRE(std::isinf(y[0]));  // 1*inf + 0*2
+    REQUIRE(y[1] == 1.0f);
+    REQUIRE(std::isinf(y[2]));  // inf*inf + 1*2
+    REQUIRE(std::isinf(y[3]));  // inf*1 + 1*3
+    const std::vector<float> z{0, 1, nan, 0};
+    gemm(z.data(), 2, b.data(), 2, y.data(), 2, 2, 2, 2, false);
+    REQUIRE(std::isnan(y[0]));  // 0*inf
+    REQUIRE(std::isnan(y[2]));
+  }
+}
+
+}  // namespace
+}  // namespace bnorm::kernels
