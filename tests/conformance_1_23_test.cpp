@@ -5,6 +5,8 @@
 //   tolerances, rtol 1e-3 and atol 1e-7) or the folder is skipped;
 // - a folder is skipped only for a reason listed below, each with why;
 // - at least 95% of the folders outside the normalization family pass.
+#include <onnx/onnx_pb.h>
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -12,6 +14,7 @@
 
 #include "core/error.h"
 #include "eval/backend_dir.h"
+#include "support.h"
 
 namespace fs = std::filesystem;
 
@@ -137,4 +140,36 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 23: none fails, skips only for
   CHECK(problems.empty());
   CHECK(counted > 1200);
   CHECK(passed >= counted * 95 / 100);
+}
+
+TEST_CASE("a test folder whose model uses an element type bnorm refuses at load is skipped with the type named",
+          "[eval][conformance]") {
+  bnorm::test::TempDir tmp;
+  const fs::path dir = tmp / "test_cast_FLOAT_to_INT2";
+  fs::create_directories(dir / "test_data_set_0");
+  onnx::ModelProto m;
+  m.set_ir_version(13);
+  m.add_opset_import()->set_version(25);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  auto* n = g->add_node();
+  n->set_op_type("Cast");
+  n->add_input("x");
+  n->add_output("y");
+  auto* to = n->add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(26);
+  auto* x = g->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(1);
+  auto* y = g->add_output();
+  y->set_name("y");
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(26);
+  std::string bytes;
+  REQUIRE(m.SerializeToString(&bytes));
+  bnorm::test::write_file(dir / "model.onnx", bytes);
+  const auto r = bnorm::run_backend_test(dir, {});
+  CHECK(r.skipped);
+  CHECK_THAT(r.skip_reason, Catch::Contains("INT2 (IR 13)"));
 }
