@@ -56,8 +56,9 @@ inline void rows_body(const X* x, Y* y, size_t r0, size_t r1, size_t len, const 
                       double* mean, double* inv_std) noexcept {
   for (size_t r = r0; r < r1; ++r) {
     const X* xr = x + r * len;
-    double mu = 0;
-    double var = std::numeric_limits<double>::quiet_NaN();  // of an empty row
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();  // statistics of an empty row
+    double mu = p.rms ? 0 : nan;
+    double var = nan;
     if (len > 0 && p.rms) {
       var = sum_squares(xr, len) / static_cast<double>(len);
     } else if (len > 0) {

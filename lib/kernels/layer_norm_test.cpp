@@ -1,0 +1,226 @@
+// LayerNormalization and RMSNormalization rows (layer_norm.h) against the
+// spec formulas evaluated in long double, for every storage type (and
+// every pair of them for RMS), over row lengths around the vector widths
+// and the moments chunk, row counts, per-row parameters, no bias, in place;
+// each output rounded once; the same bits at every SIMD level and thread
+// count; IEEE specials.
+#include "kernels/layer_norm.h"
+
+#include <catch2/catch.hpp>
+#include <omp.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/norm_test_support.hpp"
+
+namespace bnorm::kernels {
+namespace {
+
+using testing::Type;
+using LD = long double;
+
+const std::vector<size_t> kLens = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 100, 768, 2049, 5000};
+
+template <class X>
+struct Rows {
+  size_t rows, len;
+  std::vector<X> x;
+  std::vector<double> scale, bias;
+  bool per_row = false;
+  bool with_bias = true;
+  double epsilon = 1e-5;
+
+  Rows(size_t r, size_t n, testing::Random& rng, bool per_row_params = false, double lo = -3, double hi = 3)
+      : rows(r), len(n), per_row(per_row_params) {
+    x = testing::random_values<X>(rng, r * n, lo, hi);
+    const size_t params = per_row ? r * n : n;
+    scale = testing::random_values<double>(rng, params, -2, 2);
+    bias = testing::random_values<double>(rng, params, -1, 1);
+  }
+
+  RowNormParams params(bool rms) const {
+    return {scale.data(), per_row ? len : 0, with_bias && !rms ? bias.data() : nullptr, per_row ? len : 0,
+            epsilon, rms};
+  }
+
+  // Mismatches of y (and of the statistics) against the long double formula.
+  template <class Y>
+  size_t mismatches(const std::vector<Y>& y, bool rms, const std::vector<double>* mean = nullptr,
+                    const std::vector<double>* inv = nullptr) const {
+    size_t bad = 0;
+    for (size_t r = 0; r < rows; ++r) {
+      LD mu = 0, var = 0;
+      for (size_t i = 0; i < len; ++i) mu += Type<X>::decode(x[r * len + i]);
+      mu /= len;
+      for (size_t i = 0; i < len; ++i) {
+        const LD v = Type<X>::decode(x[r * len + i]);
+        var += rms ? v * v : (v - mu) * (v - mu);
+      }
+      var /= len;
+      if (rms) mu = 0;
+      const LD is = 1 / std::sqrt(var + LD(epsilon));
+      if (mean != nullptr && !testing::close_to((*mean)[r], double(mu), 0)) ++bad;
+      if (inv != nullptr && !testing::close_to((*inv)[r], double(is), 0)) ++bad;
+      for (size_t i = 0; i < len; ++i) {
+        const size_t at = r * len + i;
+        const size_t pi = per_row ? at : i;
+        const LD v = Type<X>::decode(x[at]);
+        const LD b = with_bias && !rms ? LD(bias[pi]) : 0;
+        const LD ref = (v - mu) * is * LD(scale[pi]) + b;
+        const double magnitude = double(std::fabs((std::fabs(v) + std::fabs(mu)) * is * LD(scale[pi])) + std::fabs(b));
+        if (!testing::rounded_once(y[at], ref, magnitude)) {
+          if (bad++ == 0) UNSCOPED_INFO("row " << r << " element " << i << ": got " << Type<Y>::decode(y[at]) << ", want " << double(ref));
+        }
+      }
+    }
+    return bad;
+  }
+
+  template <class Y>
+  std::vector<Y> run(bool rms, std::vector<double>* mean = nullptr, std::vector<double>* inv = nullptr) const {
+    std::vector<Y> y = testing::nan_filled<Y>(x.size());
+    norm_rows(x.data(), y.data(), rows, len, params(rms), mean ? mean->data() : nullptr, inv ? inv->data() : nullptr);
+    return y;
+  }
+};
+
+template <class T>
+void layer_norm_sweep() {
+  testing::Random rng;
+  for (size_t len : kLens) {
+    for (size_t rows : {1, 2, 5}) {
+      for (bool per_row : {false, true}) {
+        Rows<T> c(rows, len, rng, per_row);
+        c.with_bias = !per_row || rows != 2;
+        INFO(Type<T>::name << " rows=" << rows << " len=" << len << " per_row=" << per_row << " bias=" << c.with_bias);
+        std::vector<double> mean(rows), inv(rows);
+        const std::vector<T> y = c.template run<T>(false, &mean, &inv);
+        CHECK(c.mismatches(y, false, &mean, &inv) == 0);
+        std::vector<T> in_place = c.x;
+        norm_rows(in_place.data(), in_place.data(), rows, len, c.params(false), nullptr, nullptr);
+        CHECK(c.mismatches(in_place, false) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("LayerNormalization rows match the spec formula, rounded once, for every type", "[kernels][normfamily]") {
+  layer_norm_sweep<float>();
+  layer_norm_sweep<double>();
+  layer_norm_sweep<f16>();
+  layer_norm_sweep<bf16>();
+}
+
+template <class X, class Y>
+void rms_sweep() {
+  testing::Random rng;
+  for (size_t len : kLens) {
+    for (size_t rows : {1, 3}) {
+      Rows<X> c(rows, len, rng, rows == 3);
+      INFO(Type<X>::name << " -> " << Type<Y>::name << " rows=" << rows << " len=" << len);
+      std::vector<double> mean(rows), inv(rows);
+      const std::vector<Y> y = c.template run<Y>(true, &mean, &inv);
+      CHECK(c.mismatches(y, true, &mean, &inv) == 0);
+    }
+  }
+}
+
+template <class X>
+void rms_sweep_from() {
+  rms_sweep<X, float>();
+  rms_sweep<X, double>();
+  rms_sweep<X, f16>();
+  rms_sweep<X, bf16>();
+}
+
+TEST_CASE("RMSNormalization rows match the spec formula for every pair of input and output types", "[kernels][normfamily]") {
+  rms_sweep_from<float>();
+  rms_sweep_from<double>();
+  rms_sweep_from<f16>();
+  rms_sweep_from<bf16>();
+}
+
+TEST_CASE("LayerNormalization keeps its precision on rows far from zero", "[kernels][normfamily]") {
+  testing::Random rng;
+  const Rows<float> f(3, 5000, rng, false, 1e6 - 1, 1e6 + 1);
+  CHECK(f.mismatches(f.run<float>(false), false) == 0);
+  const Rows<double> d(2, 700, rng, false, 1e8 - 1, 1e8 + 1);
+  CHECK(d.mismatches(d.run<double>(false), false) == 0);
+}
+
+template <class X, class Y>
+void check_same_everywhere(bool rms) {
+  testing::Random rng;
+  testing::SettingsGuard guard;
+  const int threads = omp_get_max_threads();
+  for (size_t len : {size_t{7}, size_t{768}, size_t{5000}}) {
+    const Rows<X> c(len == 768 ? 64 : 9, len, rng);
+    std::vector<uint64_t> first;
+    for (Isa isa : testing::available_isas()) {
+      for (int t : {1, 2}) {
+        set_active_isa(isa);
+        omp_set_num_threads(t);
+        const std::vector<Y> y = c.template run<Y>(rms);
+        std::vector<uint64_t> bits(y.size());
+        for (size_t i = 0; i < y.size(); ++i) bits[i] = Type<Y>::bits(y[i]);
+        if (first.empty()) first = bits;
+        INFO(Type<X>::name << " at " << isa_name(isa) << ", " << t << " threads, len " << len);
+        CHECK(bits == first);
+      }
+    }
+  }
+  omp_set_num_threads(threads);
+}
+
+TEST_CASE("Normalized rows are the same bits at every SIMD level and thread count", "[kernels][normfamily]") {
+  check_same_everywhere<float, float>(false);
+  check_same_everywhere<double, double>(false);
+  check_same_everywhere<f16, f16>(false);
+  check_same_everywhere<bf16, bf16>(false);
+  check_same_everywhere<float, float>(true);
+  check_same_everywhere<f16, float>(true);
+}
+
+TEST_CASE("A constant row normalizes to the bias, or to NaN when epsilon is 0", "[kernels][normfamily]") {
+  testing::Random rng;
+  Rows<float> c(2, 40, rng);
+  for (size_t i = 0; i < 40; ++i) c.x[40 + i] = -7.25f;
+  std::vector<double> mean(2), inv(2);
+  std::vector<float> y = c.run<float>(false, &mean, &inv);
+  for (size_t i = 0; i < 40; ++i) CHECK(y[40 + i] == static_cast<float>(c.bias[i]));
+  CHECK(mean[1] == -7.25);
+  CHECK(inv[1] == 1 / std::sqrt(1e-5));
+  c.epsilon = 0;
+  y = c.run<float>(false);
+  for (size_t i = 0; i < 40; ++i) CHECK(std::isnan(y[40 + i]));
+  CHECK(std::isfinite(y[0]));
+}
+
+TEST_CASE("A NaN or an infinity poisons its own row only", "[kernels][normfamily]") {
+  testing::Random rng;
+  Rows<double> c(3, 20, rng);
+  c.x[25] = std::numeric_limits<double>::infinity();
+  c.x[47] = std::numeric_limits<double>::quiet_NaN();
+  for (bool rms : {false, true}) {
+    const std::vector<double> y = c.run<double>(rms);
+    for (size_t i = 0; i < 20; ++i) CHECK(std::isfinite(y[i]));
+    for (size_t i = 20; i < 40; ++i) {  // RMS: x * 0, NaN only for the infinity itself
+      if (rms && i != 25) CHECK(y[i] == 0);
+      else CHECK(std::isnan(y[i]));
+    }
+    for (size_t i = 40; i < 60; ++i) CHECK(std::isnan(y[i]));
+  }
+}
+
+TEST_CASE("Rows of length 0 write nothing and report NaN statistics", "[kernels][normfamily]") {
+  std::vector<float> x, y;
+  std::vector<double> mean(3, 1.0), inv(3, 1.0);
+  const RowNormParams p{nullptr, 0, nullptr, 0, 1e-5, false};
+  norm_rows(x.data(), y.data(), 3, 0, p, mean.data(), inv.data());
+  for (double m : mean) CHECK(std::isnan(m));
+}
+
+}  // namespace
+}  // namespace bnorm::kernels
