@@ -35,6 +35,8 @@ DeformGeometry deform_geometry(const OpContext& ctx, const Tensor& x, const Tens
     fail(ErrorKind::input, "X {} and W {} must have one rank of 3 or more", shape_str(x.dims), shape_str(w.dims));
   }
   g.r = x.dims.size() - 2;
+  // Each sample reads 2^r corners.
+  if (g.r > 12) fail(ErrorKind::unsupported, "DeformConv over {} spatial axes is not supported", g.r);
   g.n = x.dims[0];
   g.c = x.dims[1];
   g.oc = w.dims[0];

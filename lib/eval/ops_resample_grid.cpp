@@ -164,6 +164,11 @@ Tensors op_grid_sample(const OpContext& ctx) {
     fail(ErrorKind::input, "X of GridSample-{} cannot have shape {}", ctx.version, shape_str(x.dims));
   }
   const size_t r = rank - 2;
+  // Each location reads taps^r samples; more than 4096 is refused rather than run for hours.
+  const int per_axis = g.mode == Mode::cubic ? 4 : g.mode == Mode::linear ? 2 : 1;
+  if (per_axis > 1 && static_cast<double>(r) * std::log2(per_axis) > 12) {
+    fail(ErrorKind::unsupported, "GridSample over {} spatial axes is not supported", r);
+  }
   if (grid.dims.size() != rank || grid.dims[0] != x.dims[0] || grid.dims[rank - 1] != static_cast<int64_t>(r)) {
     fail(ErrorKind::input, "grid {} does not fit X {}", shape_str(grid.dims), shape_str(x.dims));
   }

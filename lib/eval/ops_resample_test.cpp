@@ -106,6 +106,11 @@ TEST_CASE("GridSample refuses mode names of the other versions, bad shapes and N
   CHECK(run(20, "GridSample", {f64({1, 1, 2}, {1, 2}), f64({1, 1, 1}, {0})}).to_f64() == std::vector<double>{1.5});
   REQUIRE_THROWS_AS(run(20, "GridSample", {x4, f64({1, 1, 1, 3}, {0, 0, 0})}), bnorm::Error);
   REQUIRE_THROWS_AS(run(20, "GridSample", {x4, f64({1, 1, 1, 2}, {NAN, 0})}), bnorm::Error);
+  // 7 spatial axes of cubic taps would read 4^7 samples per location.
+  const Tensor x9 = f64({1, 1, 1, 1, 1, 1, 1, 1, 1}, {1});
+  const Tensor g9 = f64({1, 1, 1, 1, 1, 1, 1, 1, 7}, std::vector<double>(7, 0));
+  REQUIRE_THROWS_AS(run(20, "GridSample", {x9, g9}, grid_attrs("cubic", "", 0)), bnorm::Error);
+  CHECK(run(20, "GridSample", {x9, g9}, grid_attrs("nearest", "", 0)).to_f64() == std::vector<double>{1});
 }
 
 TEST_CASE("AffineGrid applies theta to pixel centers or to corners (align_corners)", "[eval][resample]") {

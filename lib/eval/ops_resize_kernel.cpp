@@ -175,7 +175,9 @@ Tensor resample(const Tensor& x, const Spec& s, const std::vector<AxisTarget>& a
     out_dims[k] = axes[k].out;
     if (x.dims[k] == 0 && axes[k].out != 0) fail(ErrorKind::input, "axis {} is empty and cannot grow to {}", k, axes[k].out);
   }
-  checked_buffer_numel(out_dims, std::max<size_t>(dtype_size(x.dtype), 1), "resize output");
+  if (checked_buffer_numel(out_dims, std::max<size_t>(dtype_size(x.dtype), 1), "resize output") == 0) {
+    return Tensor(x.dtype, out_dims);
+  }
   std::vector<AxisMap> maps(rank);
   for (size_t k = 0; k < rank; ++k) maps[k] = plan_axis(s, x.dims[k], axes[k]);
   if (s.mode == Interp::nearest) {

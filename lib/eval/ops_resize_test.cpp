@@ -261,4 +261,7 @@ TEST_CASE("Resize refuses invalid targets", "[eval][resample]") {
   // An empty input axis cannot grow.
   REQUIRE_THROWS_AS(run(13, "Resize", {f64({0}, {}), none, none, i64({1}, {3})}), bnorm::Error);
   CHECK(run(13, "Resize", {f64({0}, {}), none, f32({1}, {2})}).dims == std::vector<int64_t>{0});
+  // An empty output is not planned axis by axis (2^40 positions would take hours).
+  const Tensor huge = run(13, "Resize", {f64({0, 4}, {}), none, none, i64({2}, {0, 1099511627776.0})}, mode("linear"));
+  CHECK(huge.dims == std::vector<int64_t>{0, int64_t{1} << 40});
 }
