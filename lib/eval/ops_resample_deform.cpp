@@ -95,6 +95,34 @@ double sample(const double* x, const std::vector<int64_t>& in, const std::vector
   return total;
 }
 
+// The masked samples of batch n: col[c][k][o].
+void deform_columns(const DeformGeometry& g, int64_t n, const std::vector<double>& xv, const std::vector<double>& ov,
+                    const std::vector<double>* mv, std::vector<double>& col) {
+  const auto r = static_cast<int64_t>(g.r);
+  const int64_t c_per_offset = g.c / g.offset_group;
+  std::vector<int64_t> k_idx(g.r), o_idx(g.r);
+  std::vector<double> p(g.r);
+  for (int64_t c = 0; c < g.c; ++c) {
+    const int64_t og_of_c = c / c_per_offset;
+    const double* plane = xv.data() + (n * g.c + c) * g.in_size;
+    for (int64_t k = 0; k < g.taps; ++k) {
+      for (int64_t rest = k, d = r; d-- > 0;) k_idx[d] = rest % g.kernel[d], rest /= g.kernel[d];
+      for (int64_t o = 0; o < g.out_size; ++o) {
+        for (int64_t rest = o, d = r; d-- > 0;) o_idx[d] = rest % g.out[d], rest /= g.out[d];
+        for (int64_t d = 0; d < r; ++d) {
+          const double off = ov[((n * g.offset_group + og_of_c) * g.taps * r + k * r + d) * g.out_size + o];
+          p[d] = static_cast<double>(o_idx[d] * g.stride[d] - g.pad[d] + k_idx[d] * g.dil[d]) + off;
+        }
+        const double m = mv ? (*mv)[((n * g.offset_group + og_of_c) * g.taps + k) * g.out_size + o] : 1.0;
+        // A NaN location reads NaN; one beyond 1e15 (or infinite) lies outside X and reads 0.
+        const bool nan = std::any_of(p.begin(), p.end(), [](double v) { return std::isnan(v); });
+        const bool far = std::any_of(p.begin(), p.end(), [](double v) { return std::fabs(v) >= 1e15; });
+        col[(c * g.taps + k) * g.out_size + o] = nan ? NAN : far ? 0.0 : m * sample(plane, g.in, p);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Tensors op_deform_conv(const OpContext& ctx) {
@@ -116,32 +144,11 @@ Tensors op_deform_conv(const OpContext& ctx) {
   const std::vector<double> bv = bias ? bias->to_f64() : std::vector<double>(static_cast<size_t>(g.oc), 0.0);
   const std::vector<double> mv = mask ? mask->to_f64() : std::vector<double>{};
   std::vector<double> yv(static_cast<size_t>(y.numel()));
-  const auto r = static_cast<int64_t>(g.r);
-  const int64_t cg = g.c / g.group, og = g.oc / g.group, c_per_offset = g.c / g.offset_group;
+  const int64_t cg = g.c / g.group, og = g.oc / g.group;
   // col[c][k][o]: the masked sample of channel c for tap k at output o.
   std::vector<double> col(static_cast<size_t>(checked_buffer_numel({g.c, g.taps, g.out_size}, sizeof(double), "DeformConv columns")));
-  std::vector<int64_t> k_idx(g.r), o_idx(g.r);
-  std::vector<double> p(g.r);
   for (int64_t n = 0; n < g.n; ++n) {
-    for (int64_t c = 0; c < g.c; ++c) {
-      const int64_t og_of_c = c / c_per_offset;
-      const double* plane = xv.data() + (n * g.c + c) * g.in_size;
-      for (int64_t k = 0; k < g.taps; ++k) {
-        for (int64_t rest = k, d = r; d-- > 0;) k_idx[d] = rest % g.kernel[d], rest /= g.kernel[d];
-        for (int64_t o = 0; o < g.out_size; ++o) {
-          for (int64_t rest = o, d = r; d-- > 0;) o_idx[d] = rest % g.out[d], rest /= g.out[d];
-          for (int64_t d = 0; d < r; ++d) {
-            const double off = ov[((n * g.offset_group + og_of_c) * g.taps * r + k * r + d) * g.out_size + o];
-            p[d] = static_cast<double>(o_idx[d] * g.stride[d] - g.pad[d] + k_idx[d] * g.dil[d]) + off;
-          }
-          const double m = mask ? mv[((n * g.offset_group + og_of_c) * g.taps + k) * g.out_size + o] : 1.0;
-          // A NaN location reads NaN; one beyond 1e15 (or infinite) lies outside X and reads 0.
-          const bool nan = std::any_of(p.begin(), p.end(), [](double v) { return std::isnan(v); });
-          const bool far = std::any_of(p.begin(), p.end(), [](double v) { return std::fabs(v) >= 1e15; });
-          col[(c * g.taps + k) * g.out_size + o] = nan ? NAN : far ? 0.0 : m * sample(plane, g.in, p);
-        }
-      }
-    }
+    deform_columns(g, n, xv, ov, mask ? &mv : nullptr, col);
     for (int64_t m = 0; m < g.oc; ++m) {
       double* out = yv.data() + (n * g.oc + m) * g.out_size;
       std::fill_n(out, g.out_size, bv[m]);

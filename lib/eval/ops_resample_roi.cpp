@@ -44,6 +44,56 @@ RoiBin roi_point(double y, double x, int64_t height, int64_t width) {
   return b;
 }
 
+struct RoiParams {
+  bool half = true, max = false;
+  int64_t oh = 1, ow = 1, ratio = 0, channels = 0, height = 0, width = 0;
+  double scale = 1;
+};
+
+// Pools one roi (x1, y1, x2, y2) of image `img` (channels planes) into
+// out[c, ph, pw].
+void align_roi(const double* roi, const double* img, const RoiParams& p, double* out) {
+  const double shift = p.half ? 0.5 : 0.0;
+  const double x0 = roi[0] * p.scale - shift, y0 = roi[1] * p.scale - shift;
+  double rw = roi[2] * p.scale - shift - x0, rh = roi[3] * p.scale - shift - y0;
+  if (!p.half) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+  const auto oh = static_cast<double>(p.oh), ow = static_cast<double>(p.ow);
+  const double bh = rh / oh, bw = rw / ow;
+  const double gh_d = p.ratio > 0 ? static_cast<double>(p.ratio) : std::ceil(rh / oh);
+  const double gw_d = p.ratio > 0 ? static_cast<double>(p.ratio) : std::ceil(rw / ow);
+  if (!(gh_d < 4096 && gw_d < 4096)) fail(ErrorKind::input, "a roi needs {} x {} sampling points", gh_d, gw_d);
+  const auto gh = static_cast<int64_t>(std::max(gh_d, 0.0)), gw = static_cast<int64_t>(std::max(gw_d, 0.0));
+  const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
+  const int64_t plane_size = p.height * p.width;
+  std::vector<RoiBin> pts;
+  for (int64_t ph = 0; ph < p.oh; ++ph) {
+    for (int64_t pw = 0; pw < p.ow; ++pw) {
+      pts.clear();
+      for (int64_t iy = 0; iy < gh; ++iy) {
+        const double yy = y0 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / gh_d;
+        for (int64_t ix = 0; ix < gw; ++ix) {
+          const double xx = x0 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / gw_d;
+          pts.push_back(roi_point(yy, xx, p.height, p.width));
+        }
+      }
+      for (int64_t c = 0; c < p.channels; ++c) {
+        const double* plane = img + c * plane_size;
+        double acc = 0;
+        for (size_t i = 0; i < pts.size(); ++i) {
+          const RoiBin& b = pts[i];
+          double m = p.max ? b.w[0] * plane[b.pos[0]] : 0.0;
+          for (int k = 0; k < 4; ++k) {
+            if (p.max) m = std::max(m, b.w[k] * plane[b.pos[k]]);
+            else acc += b.w[k] * plane[b.pos[k]];
+          }
+          if (p.max) acc = i == 0 ? m : std::max(acc, m);
+        }
+        out[(c * p.oh + ph) * p.ow + pw] = p.max ? acc : acc / count;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Tensors op_roi_align(const OpContext& ctx) {
@@ -60,60 +110,32 @@ Tensors op_roi_align(const OpContext& ctx) {
   if (ctx.version < 16 && find_attr(node, "coordinate_transformation_mode")) {
     fail(ErrorKind::input, "attribute 'coordinate_transformation_mode' is not part of RoiAlign-10");
   }
-  const std::string ctm = attr_string(node, "coordinate_transformation_mode", ctx.version < 16 ? "output_half_pixel" : "half_pixel");
-  if (ctm != "half_pixel" && ctm != "output_half_pixel") fail(ErrorKind::input, "unknown coordinate_transformation_mode '{}'", ctm);
+  const std::string ctm =
+      attr_string(node, "coordinate_transformation_mode", ctx.version < 16 ? "output_half_pixel" : "half_pixel");
+  if (ctm != "half_pixel" && ctm != "output_half_pixel") {
+    fail(ErrorKind::input, "unknown coordinate_transformation_mode '{}'", ctm);
+  }
   const std::string mode = attr_string(node, "mode", "avg");
   if (mode != "avg" && mode != "max") fail(ErrorKind::input, "unknown mode '{}'", mode);
-  const int64_t oh = attr_int(node, "output_height", 1), ow = attr_int(node, "output_width", 1);
-  const int64_t ratio = attr_int(node, "sampling_ratio", 0);
-  const double scale = attr_float(node, "spatial_scale", 1.0f);
-  if (oh <= 0 || ow <= 0 || ratio < 0 || ratio > 4096) fail(ErrorKind::input, "invalid output size or sampling_ratio");
-  const int64_t channels = x.dims[1], height = x.dims[2], width = x.dims[3];
-  if ((height == 0 || width == 0) && num * channels > 0) fail(ErrorKind::input, "X {} is empty", shape_str(x.dims));
-  Tensor y(x.dtype, {num, channels, oh, ow});
+  RoiParams p;
+  p.half = ctm == "half_pixel";
+  p.max = mode == "max";
+  p.oh = attr_int(node, "output_height", 1);
+  p.ow = attr_int(node, "output_width", 1);
+  p.ratio = attr_int(node, "sampling_ratio", 0);
+  p.scale = attr_float(node, "spatial_scale", 1.0f);
+  if (p.oh <= 0 || p.ow <= 0 || p.ratio < 0 || p.ratio > 4096) fail(ErrorKind::input, "invalid output size or sampling_ratio");
+  p.channels = x.dims[1];
+  p.height = x.dims[2];
+  p.width = x.dims[3];
+  if ((p.height == 0 || p.width == 0) && num * p.channels > 0) fail(ErrorKind::input, "X {} is empty", shape_str(x.dims));
+  Tensor y(x.dtype, {num, p.channels, p.oh, p.ow});
   const std::vector<double> xv = x.to_f64(), rv = rois.to_f64();
   std::vector<double> yv(static_cast<size_t>(y.numel()));
-  const bool half = ctm == "half_pixel";
+  const int64_t image = p.channels * p.height * p.width, pooled = p.channels * p.oh * p.ow;
   for (int64_t r = 0; r < num; ++r) {
     if (batch[r] < 0 || batch[r] >= x.dims[0]) fail(ErrorKind::input, "batch index {} is out of range", batch[r]);
-    const double shift = half ? 0.5 : 0.0;
-    const double x0 = rv[r * 4] * scale - shift, y0 = rv[r * 4 + 1] * scale - shift;
-    double rw = rv[r * 4 + 2] * scale - shift - x0, rh = rv[r * 4 + 3] * scale - shift - y0;
-    if (!half) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
-    const double bh = rh / static_cast<double>(oh), bw = rw / static_cast<double>(ow);
-    const double gh_d = ratio > 0 ? static_cast<double>(ratio) : std::ceil(rh / static_cast<double>(oh));
-    const double gw_d = ratio > 0 ? static_cast<double>(ratio) : std::ceil(rw / static_cast<double>(ow));
-    if (!(gh_d < 4096 && gw_d < 4096)) fail(ErrorKind::input, "roi {} needs too many sampling points", r);
-    const auto gh = static_cast<int64_t>(std::max(gh_d, 0.0)), gw = static_cast<int64_t>(std::max(gw_d, 0.0));
-    const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
-    for (int64_t ph = 0; ph < oh; ++ph) {
-      for (int64_t pw = 0; pw < ow; ++pw) {
-        std::vector<RoiBin> pts;
-        for (int64_t iy = 0; iy < gh; ++iy) {
-          const double yy = y0 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh);
-          for (int64_t ix = 0; ix < gw; ++ix) {
-            const double xx = x0 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw);
-            pts.push_back(roi_point(yy, xx, height, width));
-          }
-        }
-        for (int64_t c = 0; c < channels; ++c) {
-          const double* plane = xv.data() + (batch[r] * channels + c) * height * width;
-          double acc = 0;
-          bool first = true;
-          for (const RoiBin& p : pts) {
-            if (mode == "avg") {
-              for (int k = 0; k < 4; ++k) acc += p.w[k] * plane[p.pos[k]];
-              continue;
-            }
-            double m = p.w[0] * plane[p.pos[0]];
-            for (int k = 1; k < 4; ++k) m = std::max(m, p.w[k] * plane[p.pos[k]]);
-            acc = first ? m : std::max(acc, m);
-            first = false;
-          }
-          yv[((r * channels + c) * oh + ph) * ow + pw] = mode == "avg" ? acc / count : acc;
-        }
-      }
-    }
+    align_roi(rv.data() + r * 4, xv.data() + batch[r] * image, p, yv.data() + r * pooled);
   }
   store_values(y, yv.data());
   return {std::move(y)};
