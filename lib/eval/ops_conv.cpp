@@ -10,16 +10,22 @@
 //                  O = stride*(D-1) + output_padding + ((K-1)*dil+1) - pad_begin - pad_end
 //                  output_shape (or SAME_*: O = D * stride) fixes O and the
 //                  pads follow from it as the ONNX spec gives.
-// Computed as im2col (col2im) plus one matrix product per image and group,
-// in float (double for double). Spatial dims are padded to 3 with ones.
+// Computed as im2col (col2im) plus one matrix product per image and group
+// (gemm_kernel.h: each output summed in (c, kz, ky, kx) order, products
+// and sums rounded to float, double for double, no fused multiply-add),
+// or, for groups of one input channel (depthwise), by kernels::conv_plane,
+// which gives the same bits directly. Spatial dims are padded to 3 with ones.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 
 #include "eval/attrs.h"
 #include "eval/gemm_kernel.h"
 #include "eval/numeric.h"
 #include "eval/op.h"
 #include "eval/ops.h"
+#include "kernels/conv_plane.h"
 
 namespace bnorm::eval {
 
@@ -91,7 +97,17 @@ void fill_geometry(Geometry& g, const Attrs& a, const Tensor& x, const Tensor& w
   }
 }
 
+// Output positions [lo, hi) along one axis whose input o*stride + off - pad
+// is inside [0, in) (off = k*dil): the rest read the padding.
+void valid_range(int64_t out, int64_t stride, int64_t off, int64_t pad, int64_t in, int64_t& lo, int64_t& hi) {
+  const int64_t first = off >= pad ? 0 : (pad - off + stride - 1) / stride;
+  const int64_t end = in + pad - off;  // o*stride < end
+  hi = std::min(out, end <= 0 ? 0 : (end + stride - 1) / stride);
+  lo = std::min(first, hi);
+}
+
 // col[(c*K + k), p] = X[c, p*stride - pad + k*dil] (0 in the padding).
+// Rows of the output copy X's row whole where the stride is 1.
 template <typename T>
 void im2col(const T* x, int64_t channels, const Geometry& g, T* col) {
   const int64_t ks = g.kernel_size(), os = g.out_size();
@@ -102,17 +118,25 @@ void im2col(const T* x, int64_t channels, const Geometry& g, T* col) {
       for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
         for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
           T* dst = col + row * os;
+          int64_t lo, hi;
+          valid_range(g.out[2], g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
           for (int64_t oz = 0; oz < g.out[0]; ++oz) {
             const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dil[0];
-            for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+            for (int64_t oy = 0; oy < g.out[1]; ++oy, dst += g.out[2]) {
               const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dil[1];
-              const bool zy = iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1];
               // Only rows inside X get a pointer: X may even be empty (null data).
-              const T* src = zy ? nullptr : xc + (iz * g.in[1] + iy) * g.in[2];
-              for (int64_t ox = 0; ox < g.out[2]; ++ox, ++dst) {
-                const int64_t ix = ox * g.stride[2] - g.pad[2] + kx * g.dil[2];
-                *dst = (zy || ix < 0 || ix >= g.in[2]) ? T(0) : src[ix];
+              if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1] || hi <= lo) {
+                std::fill(dst, dst + g.out[2], T(0));
+                continue;
               }
+              const T* src = xc + (iz * g.in[1] + iy) * g.in[2] + (lo * g.stride[2] + kx * g.dil[2] - g.pad[2]);
+              std::fill(dst, dst + lo, T(0));
+              if (g.stride[2] == 1) {
+                std::copy(src, src + (hi - lo), dst + lo);
+              } else {
+                for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = src[(ox - lo) * g.stride[2]];
+              }
+              std::fill(dst + hi, dst + g.out[2], T(0));
             }
           }
         }
@@ -147,14 +171,55 @@ void col2im(const T* col, int64_t channels, const Geometry& g, T* y) {
 }
 
 template <typename T>
-void add_bias(std::vector<T>& y, const Tensor* b, int64_t n, int64_t m, int64_t spatial) {
+void add_bias(T* y, const Tensor* b, int64_t n, int64_t m, int64_t spatial) {
   if (!b) return;
   const std::vector<T> vb = load_values<T>(*b);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t c = 0; c < m; ++c) {
-      T* row = y.data() + (i * m + c) * spatial;
+      T* row = y + (i * m + c) * spatial;
       for (int64_t s = 0; s < spatial; ++s) row[s] += vb[c];
     }
+}
+
+template <typename T>
+constexpr DType dtype_of() {
+  return std::is_same_v<T, double> ? DType::float64 : DType::float32;
+}
+
+// t's values as T: its own storage when it holds T, else a copy in `keep`.
+template <typename T>
+const T* values_as(const Tensor& t, std::vector<T>& keep) {
+  if (t.dtype == dtype_of<T>()) return t.data<T>();
+  keep = load_values<T>(t);
+  return keep.data();
+}
+
+// How one image and group is computed: the direct kernel when the group
+// has one input channel and the convolution is 1-D or 2-D (same bits as
+// im2col + gemm, kernels/conv_plane.h), X itself as gemm's B for a 1x1
+// kernel without stride or padding, else im2col and one gemm.
+enum class ConvPath { plane, direct, im2col };
+
+ConvPath conv_path(int64_t cg, const Geometry& g) {
+  if (cg == 1 && g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.pad[0] == 0) return ConvPath::plane;
+  const bool unit = g.kernel_size() == 1 && g.stride[0] * g.stride[1] * g.stride[2] == 1;
+  return unit && g.pad[0] + g.pad[1] + g.pad[2] == 0 ? ConvPath::direct : ConvPath::im2col;
+}
+
+template <typename T>
+void conv_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, const Geometry& g, ConvPath path, T* col) {
+  const int64_t ks = g.kernel_size(), os = g.out_size();
+  if (path == ConvPath::plane) {
+    const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+    const kernels::ConvPlane p{u(g.in[1]),     u(g.in[2]),     u(g.kernel[1]), u(g.kernel[2]),
+                               u(g.out[1]),    u(g.out[2]),    u(g.stride[1]), u(g.stride[2]),
+                               u(g.dil[1]),    u(g.dil[2]),    u(g.pad[1]),    u(g.pad[2])};
+    for (int64_t j = 0; j < mg; ++j) kernels::conv_plane(xg, wg + j * ks, yg + j * os, p);
+    return;
+  }
+  const bool direct = path == ConvPath::direct;
+  if (!direct) im2col(xg, cg, g, col);
+  gemm<T>(wg, cg * ks, direct ? xg : col, os, yg, os, mg, os, cg * ks, false);
 }
 
 std::vector<int64_t> out_dims(const Tensor& x, int64_t m, const Geometry& g) {
@@ -195,23 +260,28 @@ Tensors op_conv(const OpContext& ctx) {
   const std::vector<int64_t> ydims = out_dims(x, m, g);
   checked_buffer_numel(ydims, 1, "the output of Conv");
   const int64_t cg = c / group, mg = m / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
-  const bool direct = ks == 1 && g.stride[0] * g.stride[1] * g.stride[2] == 1 && g.pad[0] + g.pad[1] + g.pad[2] == 0;
   Tensors out(1);
+  out[0] = Tensor(x.dtype, ydims);
   with_float_type(x.dtype, "input 'X'", [&](auto tag) {
     using T = decltype(tag);
-    std::vector<T> y(static_cast<size_t>(checked_buffer_numel(ydims, sizeof(T), "the output of Conv")));
-    std::vector<T> col(direct ? 0 : static_cast<size_t>(checked_buffer_numel(
-                                        {cg, ks, g.out[0], g.out[1], g.out[2]}, sizeof(T), "Conv's im2col buffer")));
-    const std::vector<T> vx = load_values<T>(x), vw = load_values<T>(w);
+    const bool own = x.dtype == dtype_of<T>();
+    std::vector<T> kx, kw, ky;
+    if (!own) ky.resize(static_cast<size_t>(out[0].numel()));
+    T* y = own ? out[0].data<T>() : ky.data();
+    const T* vx = values_as<T>(x, kx);
+    const T* vw = values_as<T>(w, kw);
+    // Uninitialized: im2col writes every element.
+    const ConvPath path = conv_path(cg, g);
+    std::unique_ptr<T[]> col(path != ConvPath::im2col ? nullptr : new T[static_cast<size_t>(checked_buffer_numel(
+                                                                        {cg, ks, g.out[0], g.out[1], g.out[2]},
+                                                                        sizeof(T), "Conv's im2col buffer"))]);
     for (int64_t i = 0; i < n; ++i)
       for (int64_t gi = 0; gi < group; ++gi) {
-        const T* xg = vx.data() + (i * c + gi * cg) * is;
-        if (!direct) im2col(xg, cg, g, col.data());
-        gemm<T>(vw.data() + gi * mg * cg * ks, cg * ks, direct ? xg : col.data(), os,
-                y.data() + (i * m + gi * mg) * os, os, mg, os, cg * ks, false);
+        conv_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, cg, mg, g,
+                   path, col.get());
       }
     add_bias(y, b, n, m, os);
-    out[0] = make_tensor(x.dtype, ydims, y);
+    if (!own) store_values(out[0], y);
     return 0;
   });
   return out;
@@ -273,7 +343,7 @@ Tensors op_conv_transpose(const OpContext& ctx) {
         col2im(col.data(), mg, g, y.data() + (i * m + gi * mg) * os);
       }
     }
-    add_bias(y, b, n, m, os);
+    add_bias(y.data(), b, n, m, os);
     out[0] = make_tensor(x.dtype, ydims, y);
     return 0;
   });
