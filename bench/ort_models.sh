@@ -6,7 +6,7 @@
 # bench/ort/compare_models.py.
 #   bash bench/ort_models.sh [--build DIR] [compare_models.py options] MODEL.onnx|FOLDER...
 # A folder stands for every .onnx in it. By hand only: tests never read
-# /work/shared. Example: bash bench/ort_models.sh /work/shared/models --dim None=1
+# /work/shared. Example: bash bench/ort_models.sh --f64-reference /work/shared/models
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build="$here/../build"
@@ -15,6 +15,7 @@ args=() models=()
 while (($#)); do
   case $1 in
     --seed|--dim|--rtol|--atol|--optimization) args+=("$1" "$2"); shift 2 ;;
+    --f64-reference) args+=("$1"); shift ;;
     *) if [[ -d $1 ]]; then models+=("$1"/*.onnx); else models+=("$1"); fi; shift ;;
   esac
 done

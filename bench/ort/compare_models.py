@@ -12,6 +12,13 @@ whose name contains "var" (a variance: BatchNormalization's), uniform in
 [0.5, 1.5); integers uniform in [0, 4); bool uniform. The generator is numpy's
 default_rng(seed), fed the inputs in graph order.
 
+With --f64-reference, bnorm also runs a float64 copy of the model (float
+initializers, inputs, outputs, Constant/ConstantOfShape values and Cast
+targets made double) on the same inputs, and each output line adds both
+sides' max abs error from that reference: where bnorm and onnxruntime
+differ past the tolerance, it tells whose float32 rounding it is (a deep
+or ill-conditioned network amplifies either side's).
+
 A value agrees when |bnorm - ort| <= atol + rtol * |ort| (rtol 1e-4, atol
 1e-5 for float32 and float64; 1e-2 for float16), NaN where both are NaN,
 and integers and bools exactly. Prints one line per model and output; a
@@ -27,6 +34,7 @@ import tempfile
 
 import numpy as np
 import onnx
+from onnx import TensorProto, numpy_helper
 
 ONNX_TO_NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64,
               9: np.bool_, 10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64}
@@ -71,8 +79,47 @@ def file_stem(name):
     return s or "output"
 
 
-def run_bnorm(args, path, feeds, work):
-    out_dir = os.path.join(work, "bnorm")
+def f64_copy(model):
+    """The model with float32 made float64 wherever a type is written."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    g = m.graph
+
+    def widen(t):
+        if t.data_type == TensorProto.FLOAT:
+            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name))
+
+    for t in g.initializer:
+        widen(t)
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
+        if vi.type.tensor_type.elem_type == TensorProto.FLOAT:
+            vi.type.tensor_type.elem_type = TensorProto.DOUBLE
+    for n in g.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.TENSOR:
+                widen(a.t)
+            elif n.op_type == "Cast" and a.name == "to" and a.i == TensorProto.FLOAT:
+                a.i = TensorProto.DOUBLE
+    return m
+
+
+def run_reference(args, model, values, work):
+    """bnorm's outputs of the float64 copy, or the reason there are none."""
+    path = os.path.join(work, "f64.onnx")
+    onnx.save(f64_copy(model), path)
+    feeds = []
+    for i, (name, v) in enumerate(values):
+        f = os.path.join(work, f"ref{i}.npy")
+        np.save(f, v.astype(np.float64) if v.dtype == np.float32 else v)
+        feeds.append((name, f))
+    try:
+        return run_bnorm(args, path, feeds, work, "f64"), None
+    except RuntimeError as e:
+        return None, str(e)
+
+
+def run_bnorm(args, path, feeds, work, sub="bnorm"):
+    out_dir = os.path.join(work, sub)
     cmd = [args.bnorm, "eval", path, "--output-dir", out_dir]
     for name, file in feeds:
         cmd += ["--input", f"{name}={file}"]
@@ -126,13 +173,14 @@ def check_model(args, path, dims):
     model = onnx.load(path)
     rng = np.random.default_rng(args.seed)
     with tempfile.TemporaryDirectory() as work:
-        feeds, inputs = [], []
+        feeds, inputs, values = [], [], []
         for i, (iname, dtype, shape) in enumerate(graph_inputs(model, dims)):
             v = make_input(rng, iname, dtype, shape)
             npy, raw = os.path.join(work, f"in{i}.npy"), os.path.join(work, f"in{i}.bin")
             np.save(npy, v)
             v.tofile(raw)
             feeds.append((iname, npy))
+            values.append((iname, v))
             inputs.append({"name": iname, "dtype": NP_TO_ORT[dtype], "dims": shape, "file": raw})
         errors = []
         try:
@@ -149,6 +197,9 @@ def check_model(args, path, dims):
             for e in errors:
                 print(f"{name}: CANNOT RUN  {e}")
             return False
+        ref_dir, ref_error = run_reference(args, model, values, work) if args.f64_reference else (None, None)
+        if ref_error:
+            print(f"{name}: no float64 reference ({ref_error})")
         good = True
         for out in model.graph.output:
             if out.name not in ort:
@@ -170,7 +221,15 @@ def check_model(args, path, dims):
                 continue
             verdict = "agree" if ok else "DIFFER"
             good = good and ok
-            print(f"{name}  {out.name} {b.dtype} {list(b.shape)}: max abs {mabs:.3g}  max rel {mrel:.3g}  {verdict}")
+            ref = ""
+            rf = os.path.join(ref_dir, file_stem(out.name) + ".npy") if ref_dir else ""
+            if rf and os.path.exists(rf) and b.dtype.kind == "f":
+                r = np.load(rf).astype(np.float64)
+                if r.shape == a.shape:
+                    eb = np.nanmax(np.abs(a.astype(np.float64) - r)) if a.size else 0.0
+                    eo = np.nanmax(np.abs(b.astype(np.float64) - r)) if b.size else 0.0
+                    ref = f"  (vs float64: bnorm {eb:.3g}, onnxruntime {eo:.3g})"
+            print(f"{name}  {out.name} {b.dtype} {list(b.shape)}: max abs {mabs:.3g}  max rel {mrel:.3g}  {verdict}{ref}")
         return good
 
 
@@ -184,6 +243,7 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-5)
     ap.add_argument("--optimization", default="disabled", choices=["disabled", "basic", "extended", "all"])
+    ap.add_argument("--f64-reference", action="store_true", help="also compare both with bnorm on a float64 copy")
     args = ap.parse_args()
     dims = dict(d.split("=", 1) for d in args.dim)
     failed = 0

@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""Writes two whole networks for the speed comparison with onnxruntime
+(bench/model_speed.sh), float32, opset 13, weights from numpy's
+default_rng(0) (deterministic: the same bytes on every run):
+
+  resnet.onnx     ResNet-18 layout at 1x3x224x224: 7x7/2 Conv + BN + Relu,
+                  MaxPool, 4 stages of 2 basic blocks (3x3 Conv-BN-Relu-Conv-BN,
+                  1x1/2 Conv-BN projection where the shape changes, Add, Relu)
+                  of 64/128/256/512 channels, GlobalAveragePool, Flatten, Gemm
+                  to 1000 (1.8 G multiply-adds).
+  detection.onnx  a one-stage detector at 1x3x320x320: a MobileNet-style
+                  backbone (3x3/2 Conv, then depthwise 3x3 + pointwise 1x1
+                  blocks with BN and Relu, to stride 32), a feature pyramid
+                  (1x1 laterals, nearest Resize x2, Add, 3x3 smoothing), and
+                  per level a 3x3 head to 3 anchors x (4 box + 1 score + 20
+                  classes), Transposed, Reshaped and Concatenated to
+                  [1, anchors, 25] with a Sigmoid on the scores.
+
+    /usr/bin/python3 bench/gen_nets.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class Net:
+    def __init__(self, seed=0):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.n = [], [], 0
+
+    def name(self, kind):
+        self.n += 1
+        return f"{kind}{self.n}"
+
+    def const(self, array, kind="w"):
+        nm = self.name(kind)
+        self.inits.append(numpy_helper.from_array(np.asarray(array), nm))
+        return nm
+
+    def node(self, op, inputs, **attrs):
+        out = self.name(op.lower())
+        self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def conv(self, x, cin, cout, k, stride=1, group=1, bias=False):
+        fan_in = cin // group * k * k
+        w = (self.rng.standard_normal((cout, cin // group, k, k)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+        ins = [x, self.const(w)]
+        if bias:
+            ins.append(self.const(self.rng.uniform(-0.1, 0.1, cout).astype(np.float32), "b"))
+        p = k // 2
+        return self.node("Conv", ins, kernel_shape=[k, k], strides=[stride, stride], pads=[p, p, p, p], group=group)
+
+    def bn(self, x, c):
+        r = self.rng
+        params = [r.uniform(0.5, 1.5, c), r.uniform(-0.1, 0.1, c), r.uniform(-0.1, 0.1, c), r.uniform(0.5, 1.5, c)]
+        return self.node("BatchNormalization", [x] + [self.const(p.astype(np.float32), "bn") for p in params])
+
+    def cbr(self, x, cin, cout, k, stride=1, group=1, relu=True):
+        y = self.bn(self.conv(x, cin, cout, k, stride, group), cout)
+        return self.node("Relu", [y]) if relu else y
+
+    def save(self, path, graph_name, shape, out, out_shape):
+        g = helper.make_graph(self.nodes, graph_name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info(out, TensorProto.FLOAT, out_shape)], self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="bnorm-bench")
+        m.ir_version = 7
+        onnx.checker.check_model(m)
+        onnx.save(m, path)
+
+
+def resnet(path):
+    net = Net(0)
+    x = net.cbr("input", 3, 64, 7, 2)
+    x = net.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for stage, cout in enumerate([64, 128, 256, 512]):
+        for block in range(2):
+            stride = 2 if stage > 0 and block == 0 else 1
+            y = net.cbr(x, cin, cout, 3, stride)
+            y = net.cbr(y, cout, cout, 3, relu=False)
+            short = net.cbr(x, cin, cout, 1, stride, relu=False) if (stride != 1 or cin != cout) else x
+            x = net.node("Relu", [net.node("Add", [y, short])])
+            cin = cout
+    x = net.node("Flatten", [net.node("GlobalAveragePool", [x])])
+    w = (net.rng.standard_normal((1000, 512)) * 0.05).astype(np.float32)
+    x = net.node("Gemm", [x, net.const(w), net.const(np.zeros(1000, np.float32), "b")], transB=1)
+    net.save(path, "resnet", [1, 3, 224, 224], x, [1, 1000])
+
+
+def detection(path):
+    net = Net(1)
+    x = net.cbr("input", 3, 32, 3, 2)
+    cin, feats = 32, []
+    # (channels, stride) of the depthwise-separable blocks; stride 8, 16, 32 levels feed the pyramid.
+    for cout, stride in [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1), (512, 1),
+                         (1024, 2), (1024, 1)]:
+        x = net.cbr(x, cin, cin, 3, stride, group=cin)
+        x = net.cbr(x, cin, cout, 1)
+        cin = cout
+        if stride == 2 and cout >= 256:
+            feats.append((x, cout))
+        elif stride == 1 and feats and feats[-1][1] == cout:
+            feats[-1] = (x, cout)
+    lat = [net.conv(f, c, 128, 1, bias=True) for f, c in feats]
+    scales = net.const(np.array([1, 1, 2, 2], np.float32), "s")
+    for i in range(len(lat) - 2, -1, -1):
+        up = net.node("Resize", [lat[i + 1], "", scales], mode="nearest")
+        lat[i] = net.node("Add", [lat[i], up])
+    outs = []
+    for f in lat:
+        f = net.cbr(f, 128, 128, 3)
+        h = net.conv(f, 128, 3 * 25, 3, bias=True)
+        h = net.node("Transpose", [h], perm=[0, 2, 3, 1])
+        outs.append(net.node("Reshape", [h, net.const(np.array([1, -1, 25], np.int64), "shape")]))
+    y = net.node("Concat", outs, axis=1)
+    boxes = net.node("Slice", [y, net.const(np.array([0], np.int64), "i"), net.const(np.array([4], np.int64), "i"),
+                               net.const(np.array([2], np.int64), "i")])
+    rest = net.node("Slice", [y, net.const(np.array([4], np.int64), "i"), net.const(np.array([25], np.int64), "i"),
+                              net.const(np.array([2], np.int64), "i")])
+    y = net.node("Concat", [boxes, net.node("Sigmoid", [rest])], axis=2)
+    anchors = 3 * sum((320 // s) ** 2 for s in (8, 16, 32))
+    net.save(path, "detection", [1, 3, 320, 320], y, [1, anchors, 25])
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    resnet(os.path.join(out, "resnet.onnx"))
+    detection(os.path.join(out, "detection.onnx"))
+
+
+if __name__ == "__main__":
+    main()
