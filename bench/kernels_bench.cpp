@@ -39,7 +39,9 @@
 #include "kernels/bn_infer.h"
 #include "kernels/bn_train.h"
 #include "kernels/half.h"
+#include "kernels/group_norm.h"
 #include "kernels/instance_norm.h"
+#include "kernels/layer_norm.h"
 #include "kernels/isa.h"
 
 namespace {
@@ -125,6 +127,69 @@ BENCHMARK(BM_bn_infer_f16)->Apply(shapes_and_threads);
 BENCHMARK(BM_bn_infer_bf16)->Apply(shapes_and_threads);
 BENCHMARK(BM_bn_train_f32)->Apply(training_shapes);
 BENCHMARK(BM_instance_norm_f32)->Apply(shapes_and_threads);
+
+// The normalization family's targets, one thread, against memcpy of the
+// same bytes (read X once + write Y once): rows 0 = [32 * 512, 768],
+// 1 = [128, 768] (LayerNormalization / RMSNormalization over the last
+// axis), 2 = GroupNormalization [8, 256, 56, 56] with 32 groups.
+NcsShape family_shape(const benchmark::State& state) {
+  switch (state.range(0)) {
+    case 0: return {32 * 512, 1, 768};
+    case 1: return {128, 1, 768};
+    default: return {8, 256, 56 * 56};
+  }
+}
+
+void BM_family_memcpy_f32(benchmark::State& state) {
+  omp_set_num_threads(1);
+  const size_t n = family_shape(state).elements();
+  const Buffer<float> x = input<float>(n);
+  Buffer<float> y(n, 0.0f);
+  for (auto _ : state) {
+    std::memcpy(y.get(), x.get(), n * sizeof(float));
+    benchmark::ClobberMemory();
+  }
+  report(state, 2 * n * sizeof(float));
+}
+
+void rows_bench(benchmark::State& state, bool rms) {
+  omp_set_num_threads(1);
+  const NcsShape shape = family_shape(state);
+  const Buffer<float> x = input<float>(shape.elements());
+  Buffer<float> y(shape.elements(), 0.0f);
+  std::vector<double> scale(shape.s, 0.75), bias(shape.s, 0.25);
+  const RowNormParams p{scale.data(), 0, rms ? nullptr : bias.data(), 0, 1e-5, rms};
+  for (auto _ : state) {
+    norm_rows(x.get(), y.get(), shape.n, shape.s, p, nullptr, nullptr);
+    benchmark::ClobberMemory();
+  }
+  report(state, 2 * shape.elements() * sizeof(float));
+}
+
+void BM_layer_norm_f32(benchmark::State& state) { rows_bench(state, false); }
+void BM_rms_norm_f32(benchmark::State& state) { rows_bench(state, true); }
+
+void BM_group_norm_f32(benchmark::State& state) {
+  omp_set_num_threads(1);
+  const NcsShape shape = family_shape(state);
+  const Buffer<float> x = input<float>(shape.elements());
+  Buffer<float> y(shape.elements(), 0.0f);
+  const Params p(shape.c);
+  for (auto _ : state) {
+    group_norm_f32(x.get(), y.get(), shape, 32, p.norm());
+    benchmark::ClobberMemory();
+  }
+  report(state, 2 * shape.elements() * sizeof(float));
+}
+
+void family_rows(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"shape"})->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+BENCHMARK(BM_family_memcpy_f32)->ArgNames({"shape"})->Arg(0)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_layer_norm_f32)->Apply(family_rows);
+BENCHMARK(BM_rms_norm_f32)->Apply(family_rows);
+BENCHMARK(BM_group_norm_f32)->ArgNames({"shape"})->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
