@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "commands.h"
 #include "core/error.h"
@@ -59,7 +60,10 @@ int run_dirs(const EvalCliOptions& o) {
   if (o.atol) tol.atol = *o.atol;
   int passed = 0, failed = 0, skipped = 0, errors = 0;
   json tests = json::array();
-  for (const auto& root : o.paths) {
+  for (const auto& given_root : o.paths) {
+    // "dir/" names the folder "dir", not "".
+    fs::path root = fs::path(given_root).lexically_normal();
+    if (root.filename().empty() && root.has_parent_path()) root = root.parent_path();
     for (const auto& dir : find_backend_tests(root)) {
       const std::string name = dir.filename().string();
       if (!o.filter.empty() && fnmatch(o.filter.c_str(), name.c_str(), 0) != 0) continue;
@@ -129,7 +133,21 @@ std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model
     t.name = name;
     given[name] = std::move(t);
   }
-  if (!random) return given;
+  if (!random) {
+    if (!o.dims.empty()) throw Error(ErrorKind::usage, "--dim sizes the inputs --random makes: give --random SEED too");
+    std::set<std::string> initializers;
+    for (const auto& t : model.proto.graph().initializer()) initializers.insert(t.name());
+    std::vector<std::string> missing;
+    for (const auto& in : model.proto.graph().input()) {
+      if (!initializers.count(in.name()) && !given.count(in.name())) missing.push_back("'" + in.name() + "'");
+    }
+    if (!missing.empty()) {
+      throw Error(ErrorKind::usage,
+                  fmt::format("no data for input{} {}", missing.size() == 1 ? "" : "s", fmt::join(missing, ", ")),
+                  "give each with --input NAME=FILE (.pb or .npy), or fill them with --random SEED");
+    }
+    return given;
+  }
   std::map<std::string, int64_t> dims;
   for (const auto& s : o.dims) {
     const auto [name, value] = split_assignment(s, "--dim");
@@ -150,7 +168,19 @@ std::string file_stem(const std::string& name) {
   return s.empty() ? "output" : s;
 }
 
+// --output-dir exists (made now, parents too) and is a directory, before any work.
+void prepare_output_dir(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw Error(ErrorKind::usage, fmt::format("--output-dir '{}' cannot be made a directory{}", dir,
+                                              ec ? ": " + ec.message() : ": a file of that name exists"));
+  }
+}
+
 int run_model(const EvalCliOptions& o) {
+  prepare_output_dir(o.output_dir);
   const Model model = load_model(o.paths[0]);
   const auto inputs = gather_inputs(o, model, o.seed.has_value());
   const std::map<std::string, Tensor> outputs = evaluate(model, inputs);
@@ -193,11 +223,17 @@ int run_compare(const EvalCliOptions& o) {
   const Model a = load_model(o.paths[0]);
   const Model b = load_model(o.compare);
   const auto inputs = gather_inputs(o, a, true);
-  std::map<std::string, Tensor> ya = evaluate(a, inputs), yb;
+  std::map<std::string, Tensor> ya, yb;
+  try {
+    ya = evaluate(a, inputs);
+  } catch (Error& e) {
+    e.in_file(o.paths[0]).context("in the first model");
+    throw;
+  }
   try {
     yb = evaluate(b, inputs);
   } catch (Error& e) {
-    e.in_file(o.compare);
+    e.in_file(o.compare).context("in the second model, run on the inputs made for the first");
     throw;
   }
   const auto& outs_a = a.proto.graph().output();

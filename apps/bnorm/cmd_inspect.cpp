@@ -40,9 +40,14 @@ void print_header(const InspectReport& r) {
   std::cout << fmt::format("IR         {}   opsets: {}   producer: {}\n", r.ir_version, join(opsets, ", "),
                            r.producer.empty() ? "-" : r.producer);
   std::vector<std::string> counts;
-  for (const auto& [op, n] : r.op_counts) counts.push_back(fmt::format("{} {}", op, n));
+  for (const auto& [op, n] : r.op_counts) {
+    const int v = r.op_versions.count(op) ? r.op_versions.at(op) : 0;
+    counts.push_back(v ? fmt::format("{}-{} {}", op, v, n) : fmt::format("{} {}", op, n));
+  }
   std::cout << fmt::format("nodes      {} in {} graph{}: {}\n", r.nodes, r.graphs, r.graphs == 1 ? "" : "s",
                            join(counts, ", "));
+  std::cout << fmt::format("eval       {}\n", r.eval_blockers.empty() ? "bnorm eval runs every node"
+                                                                      : "cannot run " + join(r.eval_blockers, ", "));
   std::cout << fmt::format("weights    {} initializers, external data: {}\n", r.initializers,
                            r.external_data ? "yes" : "no");
 }
@@ -53,7 +58,7 @@ void print_table(const InspectReport& r) {
   if (r.norms.empty()) return;
   size_t wn = 4, wo = 2, wg = 5, wm = 4;
   for (const auto& n : r.norms) {
-    wn = std::max(wn, n.name.size());
+    wn = std::max(wn, n.label.size());
     wo = std::max(wo, n.op.size() + 3);
     wg = std::max(wg, n.graph.size());
     wm = std::max(wm, n.mode.size());
@@ -61,20 +66,21 @@ void print_table(const InspectReport& r) {
   std::cout << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "node", wn, "op", wo, "graph", wg, "mode", wm,
                            "fold");
   for (const auto& n : r.norms) {
-    std::cout << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", n.name.empty() ? "-" : n.name, wn,
+    std::cout << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", n.label, wn,
                              fmt::format("{}-{}", n.op, n.version), wo, n.graph, wg, n.mode, wm,
                              n.foldable ? n.fold : "no: " + n.fold);
   }
 }
 
 void print_details(const NormReport& n) {
-  std::cout << fmt::format("\n{} ({}-{}, graph {})\n", n.name.empty() ? "(unnamed)" : n.name, n.op, n.version, n.graph);
+  std::cout << fmt::format("\n{} ({}-{}, graph {})\n", n.label, n.op, n.version, n.graph);
   std::vector<std::string> attrs;
   for (const auto& [k, v] : n.attributes) attrs.push_back(k + "=" + v);
   std::cout << fmt::format("  mode        {} ({})\n", n.mode, n.mode_reason);
   std::cout << fmt::format("  attributes  {}\n", join(attrs, "  "));
   if (!n.legacy.empty()) std::cout << fmt::format("  legacy      {}\n", join(n.legacy, ", "));
-  std::cout << fmt::format("  types       T={} T1={} T2={}\n", n.T, n.T1, n.T2);
+  if (n.T1.empty()) std::cout << fmt::format("  types       T={}\n", n.T);
+  else std::cout << fmt::format("  types       T={} T1={} T2={}\n", n.T, n.T1, n.T2);
   std::cout << fmt::format("  X           from {}\n", n.x_producer);
   for (const auto& p : n.params) {
     std::cout << fmt::format("  {:<11} {} {} from {}{}\n", p.role, shape_text(p), p.type, p.source,

@@ -2,6 +2,7 @@
 // and maps every error to an exit code here, once:
 //   0 success, 1 a numeric check failed, 2 bad usage or bad input.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <csignal>
 #include <iostream>
@@ -45,12 +46,24 @@ int run(int argc, char** argv) {
   add(bnorm::cli::add_eval);
   add(bnorm::cli::add_upgrade);
 
+  const std::string first = argc > 1 ? argv[1] : "";
+  const bool known = first == "inspect" || first == "fold" || first == "eval" || first == "upgrade";
+  if (!first.empty() && first[0] != '-' && !known) {
+    print_error(fmt::format("unknown command '{}'", argv[1]), "the commands are inspect, fold, eval and upgrade");
+    return bnorm::kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // bnorm's own format for CLI11's errors too, with the usage of the
+    // command that was being parsed.
+    std::string command = "bnorm";
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->parsed()) command += " " + sub->get_name();
+    }
+    print_error(e.what(), fmt::format("'{} --help' shows the usage", command));
     return bnorm::kExitBadInput;
   }
   bnorm::log().set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::err : spdlog::level::warn);

@@ -177,12 +177,12 @@ TEST_CASE("a cycle is an error naming a node on it", "[eval][errors]") {
 TEST_CASE("an op the evaluator lacks is an unsupported error naming the node", "[eval][errors]") {
   GraphBuilder b(13);
   b.input("X", DType::float32, {1});
-  b.node("LpNormalization", {"X"}, {"Y"}, "lp");
+  b.node("StringNormalizer", {"X"}, {"Y"}, "lp");
   b.output("Y");
   const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1})}}); });
   CHECK(e.kind() == ErrorKind::unsupported);
   CHECK(e.node() == "lp");
-  CHECK(e.bare_message() == "op 'LpNormalization' is not supported by bnorm eval");
+  CHECK(e.bare_message() == "op 'StringNormalizer' is not supported by bnorm eval: bnorm eval does not hold string tensors");
 }
 
 TEST_CASE("a missing or mistyped graph input is a usage error naming it", "[eval][errors]") {
@@ -278,8 +278,8 @@ TEST_CASE("a model with several unsupported ops lists every one at once, with co
           "[eval][errors]") {
   GraphBuilder b(13);
   b.input("X", DType::float32, {1});
-  b.node("LpNormalization", {"X"}, {"A"}, "lp1");
-  b.node("LpNormalization", {"A"}, {"B"}, "");
+  b.node("StringNormalizer", {"X"}, {"A"}, "lp1");
+  b.node("StringNormalizer", {"A"}, {"B"}, "");
   b.node("RandomNormalLike", {"B"}, {"C"}, "coin");
   b.node("LayerNormalization", {"C"}, {"Y"}, "ln");
   b.graph().mutable_node(1)->clear_name();
@@ -287,8 +287,8 @@ TEST_CASE("a model with several unsupported ops lists every one at once, with co
   const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1})}}); });
   CHECK(e.kind() == ErrorKind::unsupported);
   CHECK_THAT(e.bare_message(), Catch::StartsWith("3 kinds of node cannot run"));
-  CHECK_THAT(e.bare_message(), Catch::Contains("op 'LpNormalization' is not supported by bnorm eval (2 nodes: lp1, "
-                                               "LpNormalization #1 -> 'B')"));
+  CHECK_THAT(e.bare_message(), Catch::Contains("op 'StringNormalizer' is not supported by bnorm eval: bnorm eval does "
+                                               "not hold string tensors (2 nodes: lp1, StringNormalizer #1 -> 'B')"));
   CHECK_THAT(e.bare_message(), Catch::Contains("op 'RandomNormalLike' is not supported by bnorm eval: its outputs are random"));
   CHECK_THAT(e.bare_message(), Catch::Contains("op 'LayerNormalization' does not exist at opset 13: it was "
                                                "introduced at opset 17"));

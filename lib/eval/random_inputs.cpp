@@ -8,12 +8,49 @@
 
 namespace bnorm {
 
+namespace {
+
+// The key --dim gives a dim by: its name, or INPUT[i] for a dim with no name
+// (declared -1 or left empty).
+std::string dim_key(const onnx::ValueInfoProto& in, int i, const onnx::TensorShapeProto::Dimension& d) {
+  return d.has_dim_param() && !d.dim_param().empty() ? d.dim_param() : fmt::format("{}[{}]", in.name(), i);
+}
+
+}  // namespace
+
 std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
                                             const std::map<std::string, int64_t>& dims,
                                             const std::map<std::string, Tensor>& given) {
   std::map<std::string, Tensor> out = given;
   std::set<std::string> initializers;
   for (const auto& t : model.proto.graph().initializer()) initializers.insert(t.name());
+  // Every dim --dim may name, and every one still missing: all reported at once.
+  std::set<std::string> known;
+  std::vector<std::string> missing;
+  for (const auto& in : model.proto.graph().input()) {
+    if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) continue;
+    const auto& shape = in.type().tensor_type().shape();
+    for (int i = 0; i < shape.dim_size(); ++i) {
+      const auto& d = shape.dim(i);
+      if (d.has_dim_value()) continue;
+      const std::string key = dim_key(in, i, d);
+      known.insert(key);
+      const bool needed = !initializers.count(in.name()) && !out.count(in.name());
+      if (needed && !dims.count(key)) missing.push_back(fmt::format("'{}' (input '{}', dim {})", key, in.name(), i));
+    }
+  }
+  for (const auto& [name, value] : dims) {
+    if (known.count(name)) continue;
+    const std::string list = known.empty() ? std::string("it has none")
+                                           : fmt::format("its symbolic dims are {}", fmt::join(known, ", "));
+    throw Error(ErrorKind::usage, fmt::format("--dim {}: the model has no symbolic dim '{}'; {}", name, name, list));
+  }
+  if (!missing.empty()) {
+    throw Error(ErrorKind::usage,
+                fmt::format("{} symbolic dim{} need{} a size: {}", missing.size(), missing.size() == 1 ? "" : "s",
+                            missing.size() == 1 ? "s" : "", fmt::join(missing, ", ")),
+                "give each with --dim NAME=VALUE (a dim without a name: --dim INPUT[i]=VALUE)");
+  }
   std::mt19937_64 rng(seed);
   for (const auto& in : model.proto.graph().input()) {
     if (initializers.count(in.name()) || out.count(in.name())) continue;
@@ -23,18 +60,10 @@ std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
                   "give it with --input NAME=FILE");
     }
     std::vector<int64_t> shape;
-    for (const auto& d : type.tensor_type().shape().dim()) {
-      if (d.has_dim_value()) {
-        shape.push_back(d.dim_value());
-        continue;
-      }
-      auto it = d.has_dim_param() ? dims.find(d.dim_param()) : dims.end();
-      if (it == dims.end()) {
-        throw Error(ErrorKind::usage,
-                    fmt::format("input '{}' has a symbolic dim '{}'", in.name(), d.has_dim_param() ? d.dim_param() : "?"),
-                    fmt::format("give its size with --dim {}=VALUE", d.has_dim_param() ? d.dim_param() : "NAME"));
-      }
-      shape.push_back(it->second);
+    const auto& declared = type.tensor_type().shape();
+    for (int i = 0; i < declared.dim_size(); ++i) {
+      const auto& d = declared.dim(i);
+      shape.push_back(d.has_dim_value() ? d.dim_value() : dims.at(dim_key(in, i, d)));
     }
     const auto dtype = static_cast<DType>(type.tensor_type().elem_type());
     const auto size = static_cast<int64_t>(dtype_size(dtype));

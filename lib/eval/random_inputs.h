@@ -2,8 +2,10 @@
 // initializer nor already given gets data of its declared type and shape.
 // Floating types draw uniformly from [-1, 1) (rounded once to the type),
 // integers from {0, 1, 2, 3}, bool from {0, 1}. Symbolic dims take their
-// value from `dims` (NAME -> VALUE); a symbolic dim without one, or an
-// input without a declared shape, is Error(usage) naming it.
+// value from `dims` (NAME -> VALUE; a dim with no name, declared -1 or
+// empty, is INPUT[i]). Error(usage): every symbolic dim without a value,
+// listed at once; a `dims` key that is no symbolic dim of the model's
+// inputs (listing those); an input without a declared shape.
 // The same seed gives the same data on every machine (mt19937_64).
 #pragma once
 

@@ -292,11 +292,13 @@ FoldReport fold_batch_norms(Model& model, const FoldOptions& options) {
           }
           bool weight_done = false;
           FoldPlan p = plan_fold(model, index, *c.match, names, options.rewrite_on_save, weight_done);
+          // Labelled as in the input model: apply_fold renames the producer's output.
+          const std::string producer_label = node_label(*c.match->producer, p.producer_index);
           // Written now, one fold at a time, so at most one fold's new
           // tensors exist besides the model; removals wait for the end.
           apply_fold(model, p, opset, weight_done, finish);
           report.folded.push_back({scope->path, bn.name(), p.producer_name, producer_name(c.match->kind), p.bn_output,
-                                   label, node_label(*c.match->producer, p.producer_index), bn_index});
+                                   label, producer_label, bn_index});
           if (!p.warning.empty()) report.warnings.push_back(fmt::format("node '{}': {}", label, p.warning));
         } catch (Error& e) {
           e.at_node(label, bn.op_type(), norm_schema_version(bn.op_type(), opset)).context("while folding");

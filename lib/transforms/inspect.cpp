@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "eval/evaluator.h"
 #include "model/graph_index.h"
 #include "model/infer.h"
+#include "model/node_label.h"
 #include "model/norm_op.h"
+#include "model/op_versions.h"
 #include "model/tensor.h"
 #include "transforms/fold_match.h"
 #include "transforms/upgrade_plan.h"
@@ -19,8 +22,9 @@ std::string type_name(const onnx::TypeProto* t) {
   return dtype_name(static_cast<DType>(t->tensor_type().elem_type()));
 }
 
-std::string node_label(const onnx::NodeProto& n) {
-  return n.name().empty() ? n.op_type() : fmt::format("{} '{}'", n.op_type(), n.name());
+// "Conv 'conv1'", or for a node without a name its label, "Conv -> 'c'".
+std::string op_and_name(const onnx::NodeProto& n) {
+  return n.name().empty() ? node_label(n) : fmt::format("{} '{}'", n.op_type(), n.name());
 }
 
 ParamReport describe_param(const GraphIndex& index, const GraphIndex::Scope& scope, const std::string& role,
@@ -43,7 +47,7 @@ ParamReport describe_param(const GraphIndex& index, const GraphIndex::Scope& sco
   }
   if (!v) p.source = "undefined";
   else if (v->graph_input) p.source = v->scope == &scope ? "graph input" : "outer-scope graph input";
-  else if (v->producer) p.source = fmt::format("output of {}", node_label(*v->producer));
+  else if (v->producer) p.source = fmt::format("output of {}", op_and_name(*v->producer));
   else p.source = "undefined";
   const onnx::TypeProto* t = index.declared_type(scope, p.name);
   p.type = type_name(t);
@@ -76,10 +80,12 @@ std::vector<std::pair<std::string, std::string>> attributes_with_defaults(const 
 }
 
 NormReport describe_norm(const GraphIndex& index, const GraphIndex::Scope& scope, const onnx::NodeProto& node,
-                         int64_t opset) {
+                         int node_index, int64_t opset) {
   NormReport r;
   r.graph = scope.path;
   r.name = node.name();
+  r.label = node_label(node, node_index);
+  r.index = node_index;
   r.op = node.op_type();
   const NormNode n = read_norm_node(node, opset);
   r.version = n.version;
@@ -101,19 +107,27 @@ NormReport describe_norm(const GraphIndex& index, const GraphIndex::Scope& scope
     r.warnings.push_back(fmt::format("{} inputs, expected {}", node.input_size(), expected_inputs));
   }
   r.T = node.input_size() > 0 ? type_name(index.declared_type(scope, node.input(0))) : "?";
-  r.T1 = r.params[0].type;
-  r.T2 = bn ? r.params[2].type : r.T1;
+  if (bn) {
+    r.T1 = r.params[0].type;
+    r.T2 = r.params[2].type;
+  } else if (r.T == "?") {
+    // InstanceNormalization has one type T for X, scale, B and Y: X's type
+    // when declared, else its parameters'.
+    for (const auto& p : r.params) {
+      if (p.type != "?") r.T = p.type;
+    }
+  }
 
   const GraphIndex::Value* x = node.input_size() > 0 ? index.find(scope, node.input(0)) : nullptr;
   if (!x) r.x_producer = "undefined";
-  else if (x->producer) r.x_producer = node_label(*x->producer);
+  else if (x->producer) r.x_producer = op_and_name(*x->producer);
   else if (x->graph_input) r.x_producer = "graph input";
   else if (x->initializer) r.x_producer = "initializer";
 
   if (bn) {
     const FoldCandidate c = match_fold(index, node, opset);
     r.foldable = c.match.has_value();
-    r.fold = c ? fmt::format("into {}", node_label(*c.match->producer)) : c.reason;
+    r.fold = c ? fmt::format("into {}", op_and_name(*c.match->producer)) : c.reason;
   } else {
     r.fold = "InstanceNormalization does not fold (statistics depend on the input)";
   }
@@ -136,22 +150,32 @@ InspectReport inspect(const Model& model) {
 
   const onnx::ModelProto inferred = with_inferred_shapes(m);
   const GraphIndex index(inferred);
+  std::map<std::string, int64_t> eval_missing;
   r.graphs = static_cast<int>(index.scopes().size());
   for (const auto& scope : index.scopes()) {
     r.initializers += scope->graph->initializer_size();
-    for (const auto& node : scope->graph->node()) {
+    for (int node_index = 0; node_index < scope->graph->node_size(); ++node_index) {
+      const auto& node = scope->graph->node(node_index);
       ++r.nodes;
-      const std::string key = is_default_domain(node.domain()) ? node.op_type() : node.domain() + "." + node.op_type();
+      const bool onnx_op = is_default_domain(node.domain());
+      const std::string key = onnx_op ? node.op_type() : node.domain() + "." + node.op_type();
       ++r.op_counts[key];
+      r.op_versions[key] = onnx_op ? op_version_at(node.op_type(), r.default_opset) : 0;
+      if (!onnx_op || !eval_supports(node.op_type(), r.default_opset)) ++eval_missing[key];
       if (!is_norm_node(node)) continue;
       try {
-        r.norms.push_back(describe_norm(index, *scope, node, r.default_opset));
+        r.norms.push_back(describe_norm(index, *scope, node, node_index, r.default_opset));
       } catch (Error& e) {
-        e.at_node(node.name(), node.op_type(), norm_schema_version(node.op_type(), r.default_opset));
+        e.at_node(node_label(node, node_index), node.op_type(), norm_schema_version(node.op_type(), r.default_opset));
         throw;
       }
       if (r.norms.back().foldable) ++r.foldable;
     }
+  }
+  for (const auto& [op, count] : eval_missing) {
+    const int v = r.op_versions[op];
+    r.eval_blockers.push_back(fmt::format("{} ({} node{})", v ? fmt::format("{}-{}", op, v) : op, count,
+                                          count == 1 ? "" : "s"));
   }
   return r;
 }
@@ -172,15 +196,20 @@ nlohmann::json to_json(const InspectReport& r) {
                         {"type", p.type},
                         {"shape", p.shape_known ? json(p.shape) : json(nullptr)}});
     }
+    json types = {{"T", n.T}};
+    if (!n.T1.empty()) types["T1"] = n.T1;
+    if (!n.T2.empty()) types["T2"] = n.T2;
     norms.push_back({{"graph", n.graph},
                      {"name", n.name},
+                     {"label", n.label},
+                     {"index", n.index},
                      {"op", n.op},
                      {"version", n.version},
                      {"attributes", attrs},
                      {"legacy_attributes", n.legacy},
                      {"mode", n.mode},
                      {"mode_reason", n.mode_reason},
-                     {"types", {{"T", n.T}, {"T1", n.T1}, {"T2", n.T2}}},
+                     {"types", types},
                      {"params", params},
                      {"x_producer", n.x_producer},
                      {"foldable", n.foldable},
@@ -197,6 +226,8 @@ nlohmann::json to_json(const InspectReport& r) {
           {"graphs", r.graphs},
           {"nodes", r.nodes},
           {"op_counts", r.op_counts},
+          {"op_versions", r.op_versions},
+          {"eval_blockers", r.eval_blockers},
           {"initializers", r.initializers},
           {"external_data", r.external_data},
           {"norm_nodes", norms},

@@ -30,14 +30,16 @@ struct ParamReport {
 
 struct NormReport {
   std::string graph;   // "main", "main/if1.then_branch"
-  std::string name;
+  std::string name;    // as written, possibly empty
+  std::string label;   // model/node_label.h: the name, or "BatchNormalization #12 -> '462'"
+  int index = -1;      // position in its graph
   std::string op;      // "BatchNormalization" / "InstanceNormalization"
   int version = 0;
   std::vector<std::pair<std::string, std::string>> attributes;  // value, "(default)" marked
   std::vector<std::string> legacy;    // legacy attributes present
   std::string mode;                   // "inference" / "training"
   std::string mode_reason;
-  std::string T, T1, T2;
+  std::string T, T1, T2;              // as the schema names them: IN has T only (T1, T2 empty)
   std::vector<ParamReport> params;
   std::string x_producer;             // "Conv 'conv1'", "graph input", ...
   bool foldable = false;
@@ -56,6 +58,12 @@ struct InspectReport {
   int graphs = 0;
   int64_t nodes = 0;
   std::map<std::string, int64_t> op_counts;
+  // Each op's schema version at the model's opset, from bnorm's version
+  // table: "Conv" -> 11; 0 when the op does not exist there (or is not of
+  // the default domain).
+  std::map<std::string, int> op_versions;
+  // What `bnorm eval` cannot run, one entry per op: "LSTM-22 (3 nodes)".
+  std::vector<std::string> eval_blockers;
   int64_t initializers = 0;
   bool external_data = false;
   std::vector<NormReport> norms;
