@@ -152,21 +152,23 @@ void BM_family_memcpy_f32(benchmark::State& state) {
   report(state, 2 * n * sizeof(float));
 }
 
+template <class T = float>
 void rows_bench(benchmark::State& state, bool rms) {
   omp_set_num_threads(1);
   const NcsShape shape = family_shape(state);
-  const Buffer<float> x = input<float>(shape.elements());
-  Buffer<float> y(shape.elements(), 0.0f);
+  const Buffer<T> x = input<T>(shape.elements());
+  Buffer<T> y(shape.elements(), T{});
   std::vector<double> scale(shape.s, 0.75), bias(shape.s, 0.25);
   const RowNormParams p{scale.data(), 0, rms ? nullptr : bias.data(), 0, 1e-5, rms};
   for (auto _ : state) {
     norm_rows(x.get(), y.get(), shape.n, shape.s, p, nullptr, nullptr);
     benchmark::ClobberMemory();
   }
-  report(state, 2 * shape.elements() * sizeof(float));
+  report(state, 2 * shape.elements() * sizeof(T));
 }
 
 void BM_layer_norm_f32(benchmark::State& state) { rows_bench(state, false); }
+void BM_layer_norm_f16(benchmark::State& state) { rows_bench<f16>(state, false); }
 void BM_rms_norm_f32(benchmark::State& state) { rows_bench(state, true); }
 
 void BM_group_norm_f32(benchmark::State& state) {
@@ -189,6 +191,7 @@ void family_rows(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_family_memcpy_f32)->ArgNames({"shape"})->Arg(0)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_layer_norm_f32)->Apply(family_rows);
 BENCHMARK(BM_rms_norm_f32)->Apply(family_rows);
+BENCHMARK(BM_layer_norm_f16)->Apply(family_rows);
 BENCHMARK(BM_group_norm_f32)->ArgNames({"shape"})->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace

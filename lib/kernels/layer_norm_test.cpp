@@ -13,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/norm_common.h"
 #include "kernels/norm_test_support.hpp"
 
 namespace bnorm::kernels {
@@ -220,6 +221,41 @@ TEST_CASE("Rows of length 0 write nothing and report NaN statistics", "[kernels]
   const RowNormParams p{nullptr, 0, nullptr, 0, 1e-5, false};
   norm_rows(x.data(), y.data(), 3, 0, p, mean.data(), inv.data());
   for (double m : mean) CHECK(std::isnan(m));
+}
+
+// The kernels' f16/bf16 rounding (via float rounded to odd) against
+// half.h's direct rounding from double, on random doubles and on the
+// hard cases: ties of the target, a float ulp either side of a tie,
+// overflow, subnormals, signed zeros, infinities.
+TEST_CASE("Rounding double to float16 and bfloat16 through odd floats rounds once", "[kernels][normfamily]") {
+  std::vector<double> values = {0.0, -0.0, 65504.0, 65519.99, 65520.0, 1e300, -1e300, 0x1p-24, 0x1p-25,
+                                0x1.8p-25, 0x1p-26, 0x1p-149, 0x1p-150, 1e-320, 3.4e38, 3.5e38,
+                                std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  testing::Random rng;
+  for (int i = 0; i < 20000; ++i) {
+    const double m = rng.uniform(1, 2);
+    const int e = static_cast<int>(rng.uniform(-140, 130));
+    values.push_back(std::ldexp(i % 2 ? m : -m, e));
+    // A tie of f16 (bit 12 of a float mantissa) or of bf16 (bit 15), exactly and a hair off.
+    const double base = std::ldexp(std::floor(std::ldexp(m, 10)) + 0.5, e - 10);
+    const double bbase = std::ldexp(std::floor(std::ldexp(m, 7)) + 0.5, e - 7);
+    for (double b : {base, bbase}) {
+      values.push_back(b);
+      values.push_back(std::nextafter(b, 0.0));
+      values.push_back(std::nextafter(b, 1e308));
+      values.push_back(b * (1 + 0x1p-30));
+      values.push_back(b * (1 - 0x1p-30));
+    }
+  }
+  size_t bad = 0;
+  for (double v : values) {
+    bad += detail::encode<f16>(v).bits != f64_to_f16(v).bits;
+    bad += detail::encode<bf16>(v).bits != f64_to_bf16(v).bits;
+  }
+  CHECK(bad == 0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(detail::encode<f16>(-nan).bits == f64_to_f16(-nan).bits);
+  CHECK(detail::encode<bf16>(nan).bits == f64_to_bf16(nan).bits);
 }
 
 }  // namespace
