@@ -151,13 +151,29 @@ TEST_CASE("LayerNormalization keeps its precision on rows far from zero", "[kern
   CHECK(d.mismatches(d.run<double>(false), false) == 0);
 }
 
+// Specials in rows 1 and 2 of 16-bit data: a signalling NaN with a payload
+// and an infinity (row 1), values whose results are f16 subnormals or
+// overflow (row 2, with a huge scale).
+template <class X>
+void add_specials(Rows<X>& c) {
+  if (c.rows < 3 || c.len < 8) return;
+  if constexpr (std::is_same_v<X, f16> || std::is_same_v<X, bf16>) {
+    c.x[c.len + 3].bits = std::is_same_v<X, f16> ? 0xFD17 : 0xFF91;
+    c.x[c.len + 5].bits = std::is_same_v<X, f16> ? 0x7C00 : 0x7F80;
+  }
+  if (c.per_row) {
+    for (size_t i = 0; i < c.len; ++i) c.scale[2 * c.len + i] = (i % 3 == 0) ? 3e4 : (i % 3 == 1 ? 1e-7 : -2e-5);
+  }
+}
+
 template <class X, class Y>
 void check_same_everywhere(bool rms) {
   testing::Random rng;
   testing::SettingsGuard guard;
   const int threads = omp_get_max_threads();
-  for (size_t len : {size_t{7}, size_t{768}, size_t{5000}}) {
-    const Rows<X> c(len == 768 ? 64 : 9, len, rng);
+  for (size_t len : {size_t{7}, size_t{768}, size_t{5000}, size_t{29}}) {
+    Rows<X> c(len == 768 ? 64 : 9, len, rng, len == 29);
+    add_specials(c);
     std::vector<uint64_t> first;
     for (Isa isa : testing::available_isas()) {
       for (int t : {1, 2}) {
@@ -182,6 +198,11 @@ TEST_CASE("Normalized rows are the same bits at every SIMD level and thread coun
   check_same_everywhere<bf16, bf16>(false);
   check_same_everywhere<float, float>(true);
   check_same_everywhere<f16, float>(true);
+  check_same_everywhere<f16, f16>(true);
+  check_same_everywhere<bf16, bf16>(true);
+  check_same_everywhere<float, bf16>(true);
+  check_same_everywhere<double, f16>(true);
+  check_same_everywhere<bf16, double>(true);
 }
 
 TEST_CASE("A constant row normalizes to the bias, or to NaN when epsilon is 0", "[kernels][normfamily]") {
