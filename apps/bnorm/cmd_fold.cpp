@@ -25,6 +25,7 @@ struct FoldOptions {
   bool json = false;
   bool verify = false;
   bool no_copy = false;
+  bool keep_generated = false;
   uint64_t seed = 0;
 };
 
@@ -48,8 +49,17 @@ nlohmann::json to_json(const FoldReport& r, const ModelJob& job) {
     skipped.push_back({{"graph", s.graph}, {"bn", s.bn}, {"bn_label", s.bn_label}, {"bn_index", s.bn_index},
                        {"reason", s.reason}});
   }
-  return {{"input", job.input}, {"output", job.output}, {"batch_norm_nodes", r.total}, {"folded", folded},
-          {"not_folded", skipped}, {"warnings", r.warnings}};
+  nlohmann::json generated = nlohmann::json::array();
+  for (const auto& g : r.generated) {
+    generated.push_back({{"graph", g.graph}, {"label", g.node_label}, {"source", g.source}, {"new_bytes", g.new_bytes}});
+  }
+  nlohmann::json out = {{"input", job.input}, {"output", job.output}, {"batch_norm_nodes", r.total}, {"folded", folded},
+                        {"not_folded", skipped}, {"warnings", r.warnings}, {"generated", generated}};
+  if (!r.generated.empty()) {
+    out["model_bytes_before"] = r.model_bytes_before;
+    out["model_bytes_after"] = r.model_bytes_after;
+  }
+  return out;
 }
 
 int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json) {
@@ -61,6 +71,7 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json) 
   if (opt.verify) before = model;
   bnorm::FoldOptions fold_options;
   fold_options.rewrite_on_save = true;  // --verify reads the folded weights through the rewrites
+  fold_options.keep_generated = opt.keep_generated;
   const FoldReport r = fold_batch_norms(model, fold_options);
   for (const auto& w : r.warnings) log().warn("{}", w);
   std::vector<FoldCheck> checks;
@@ -115,6 +126,8 @@ Runner add_fold(CLI::App& app) {
   sub->add_flag("--verify", opt->verify, "Check each fold numerically; exit 1 (and write nothing) if one is off");
   sub->add_option("--seed", opt->seed, "Seed of --verify's random inputs (default 0)");
   sub->add_flag("--no-copy", opt->no_copy, "When there is nothing to fold, write nothing (and exit 0)");
+  sub->add_flag("--keep-generated", opt->keep_generated,
+                "Leave unfolded a node whose weights are generated (ConstantOfShape) rather than write them out");
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
   return [opt]() {
     return run_models(opt->files, opt->json,

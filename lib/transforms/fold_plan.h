@@ -11,6 +11,7 @@
 
 #include "model/model.h"
 #include "model/tensor.h"
+#include "transforms/fold.h"
 #include "transforms/fold_match.h"
 
 namespace bnorm {
@@ -44,5 +45,9 @@ struct FoldFinish {
 void apply_fold(Model& model, FoldPlan& plan, int64_t opset, bool weight_written, FoldFinish& finish);
 // Deletes the folded BN nodes and what nobody uses any more.
 void finish_folds(Model& model, FoldFinish& finish);
+// Sets the report's size estimates and adds one warning per entry of
+// report.generated (fold_generated.h); `model_bytes`: the size before folding.
+
+void add_generated_warnings(FoldReport& report, uint64_t model_bytes);
 
 }  // namespace bnorm
