@@ -12,6 +12,7 @@
 #include <set>
 
 #include "commands.h"
+#include "eval_cli.h"
 #include "core/error.h"
 #include "eval/backend_dir.h"
 #include "eval/compare.h"
@@ -26,15 +27,6 @@ namespace bnorm::cli {
 
 namespace {
 
-struct EvalCliOptions {
-  std::vector<std::string> paths;
-  std::vector<std::string> inputs, dims;
-  std::string filter, output_dir, compare;
-  std::optional<uint64_t> seed;
-  std::optional<double> rtol, atol;
-  bool json = false;
-};
-
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* option) {
   const auto eq = s.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -42,6 +34,8 @@ std::pair<std::string, std::string> split_assignment(const std::string& s, const
   }
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
+
+}  // namespace
 
 json diff_json(const Diff& d) {
   return {{"pass", d.pass}, {"max_abs", d.max_abs}, {"max_rel", d.max_rel}, {"mismatches", d.mismatches},
@@ -53,6 +47,8 @@ std::string diff_text(const Diff& d) {
   return fmt::format("max abs {:.3g}, max rel {:.3g}{}", d.max_abs, d.max_rel,
                      d.pass ? "" : fmt::format(", {} of {} outside tolerance", d.mismatches, d.elements));
 }
+
+namespace {
 
 int run_dirs(const EvalCliOptions& o) {
   Tolerance tol;
@@ -125,6 +121,8 @@ int run_dirs(const EvalCliOptions& o) {
   return failed > 0 ? kExitCheckFailed : kExitOk;
 }
 
+}  // namespace
+
 std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model& model, bool random) {
   std::map<std::string, Tensor> given;
   for (const auto& s : o.inputs) {
@@ -160,6 +158,8 @@ std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model
   }
   return random_inputs(model, o.seed.value_or(0), dims, given);
 }
+
+namespace {
 
 std::string file_stem(const std::string& name) {
   std::string s = name;
@@ -219,60 +219,6 @@ int run_model(const EvalCliOptions& o) {
   return kExitOk;
 }
 
-int run_compare(const EvalCliOptions& o) {
-  const Model a = load_model(o.paths[0]);
-  const Model b = load_model(o.compare);
-  const auto inputs = gather_inputs(o, a, true);
-  std::map<std::string, Tensor> ya, yb;
-  try {
-    ya = evaluate(a, inputs);
-  } catch (Error& e) {
-    e.in_file(o.paths[0]).context("in the first model");
-    throw;
-  }
-  try {
-    yb = evaluate(b, inputs);
-  } catch (Error& e) {
-    e.in_file(o.compare).context("in the second model, run on the inputs made for the first");
-    throw;
-  }
-  const auto& outs_a = a.proto.graph().output();
-  const auto& outs_b = b.proto.graph().output();
-  bool all = true;
-  json results = json::array();
-  for (int i = 0; i < outs_a.size(); ++i) {
-    const std::string& name = outs_a[i].name();
-    // Same name in B, else the output at the same position.
-    std::string other = name;
-    if (!yb.count(other) && i < outs_b.size()) other = outs_b[i].name();
-    if (!ya.count(name) || !yb.count(other)) {
-      throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", name, o.compare));
-    }
-    Tolerance tol = model_compare_tolerance(ya[name].dtype);
-    if (o.rtol) tol.rtol = *o.rtol;
-    if (o.atol) tol.atol = *o.atol;
-    const Diff d = compare(ya[name], yb[other], tol);
-    all = all && d.pass;
-    if (o.json) {
-      json j = diff_json(d);
-      j["name"] = name;
-      j["rtol"] = tol.rtol;
-      j["atol"] = tol.atol;
-      results.push_back(j);
-    } else {
-      std::cout << fmt::format("{} {}: {}\n", d.pass ? "ok  " : "FAIL", name, diff_text(d));
-    }
-  }
-  if (o.json) {
-    std::cout << json_text({{"a", o.paths[0]}, {"b", o.compare}, {"seed", o.seed.value_or(0)}, {"outputs", results},
-                            {"pass", all}})
-              << "\n";
-  } else {
-    std::cout << (all ? "the models agree\n" : "the models differ\n");
-  }
-  return all ? kExitOk : kExitCheckFailed;
-}
-
 }  // namespace
 
 Runner add_eval(CLI::App& app) {
@@ -289,17 +235,24 @@ Runner add_eval(CLI::App& app) {
   sub->add_option("--rtol", opt->rtol, "Relative tolerance (folders: 1e-3; --compare: 1e-4, 1e-2 for 16-bit types)");
   sub->add_option("--atol", opt->atol, "Absolute tolerance (folders: 1e-7; --compare: 1e-5, 1e-2 for 16-bit types)");
   sub->add_flag("--json", opt->json, "Print the results as JSON (schema in docs/cli.md)");
+  sub->add_flag("--trace", opt->trace, "--compare: compare every value both models compute, report the first divergence");
+  sub->add_option("--inputs", opt->inputs_dir, "--compare: a folder of input sets (test_data_set_*/input_N.pb, or NAME.pb/.npy)");
   return [opt]() {
     std::error_code ec;
     const bool dirs = fs::is_directory(opt->paths[0], ec);
     if (dirs) {
-      if (!opt->compare.empty() || !opt->inputs.empty() || opt->seed || !opt->output_dir.empty()) {
-        throw Error(ErrorKind::usage, "--compare, --input, --random and --output-dir take a model, not folders");
+      if (!opt->compare.empty() || !opt->inputs.empty() || opt->seed || !opt->output_dir.empty() || opt->trace ||
+          !opt->inputs_dir.empty()) {
+        throw Error(ErrorKind::usage,
+                    "--compare, --input, --inputs, --random, --trace and --output-dir take a model, not folders");
       }
       return run_dirs(*opt);
     }
     if (opt->paths.size() != 1) throw Error(ErrorKind::usage, "give one model, or only test folders");
     if (!opt->filter.empty()) throw Error(ErrorKind::usage, "--filter applies to test folders");
+    if (opt->compare.empty() && (opt->trace || !opt->inputs_dir.empty())) {
+      throw Error(ErrorKind::usage, "--trace and --inputs apply to --compare B.onnx");
+    }
     try {
       return opt->compare.empty() ? run_model(*opt) : run_compare(*opt);
     } catch (Error& e) {

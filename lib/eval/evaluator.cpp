@@ -113,7 +113,7 @@ void check_input(const onnx::ValueInfoProto& vi, const Tensor& t, bool shapes) {
 class Runner {
  public:
   Runner(const Model& model, const EvalOptions& options)
-      : options_(options), opset_(default_opset(model.proto)), dir_(model.dir()) {}
+      : options_(options), opset_(default_opset(model.proto)), dir_(model.dir()), main_(&model.proto.graph()) {}
 
   // Every node of `g` (subgraphs included) must resolve to an implemented
   // schema version. Every problem is gathered and reported in one Error:
@@ -212,10 +212,22 @@ class Runner {
   // Runs node i (and its fused activation); true when it ran fused.
   bool run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env);
 
+  // Reports node k's tensor outputs to options_.on_value (main graph only).
+  void observe(const onnx::GraphProto& g, int k, const Env& env) const;
+
   const EvalOptions& options_;
   int64_t opset_;
   std::filesystem::path dir_;
+  const onnx::GraphProto* main_;
 };
+
+void Runner::observe(const onnx::GraphProto& g, int k, const Env& env) const {
+  if (!options_.on_value || &g != main_) return;
+  for (const auto& o : g.node(k).output()) {
+    auto it = o.empty() ? env.values.end() : env.values.find(o);
+    if (it != env.values.end() && it->second.is_tensor()) options_.on_value(o, node_label(g, k), it->second.tensor);
+  }
+}
 
 Runner::Plan Runner::plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const {
   const int count = g.node_size();
@@ -241,7 +253,8 @@ Runner::Plan Runner::plan(const onnx::GraphProto& g, const Env& env, const std::
     }
   }
   p.order = topological_order(g, p.reads);
-  if (!options_.fuse_activations) return p;
+  // An observer sees every node's output, so nothing is fused away.
+  if (!options_.fuse_activations || options_.on_value) return p;
   for (int i = 0; i < count; ++i) {
     const auto& n = g.node(i);
     if (!is_norm_node(n) || n.output_size() == 0 || n.output(0).empty()) continue;
@@ -445,6 +458,7 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
     if (done[i]) continue;
     const bool fused = run_node(g, p, i, env);
     done[i] = true;
+    observe(g, i, env);
     if (options_.stats) {
       ++options_.stats->nodes_run;
       options_.stats->fused += fused;

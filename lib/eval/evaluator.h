@@ -18,11 +18,16 @@
 //   names each op and version with its node count and first labels. No node
 //   ever runs under another version's semantics.
 // - Values are freed once their last consumer has run.
+// - EvalOptions::on_value, when set, sees every tensor a node of the main
+//   graph produces, right after the node runs (before it may be freed), in
+//   the order the nodes run; normalization/activation fusion is then off,
+//   so every node's output exists to be seen.
 // - A BatchNormalization/InstanceNormalization whose Y feeds exactly one
 //   activation node (and is no graph output) runs fused with it in one pass;
 //   float and double results are bitwise those of the unfused pair.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,6 +55,12 @@ struct EvalOptions {
   std::vector<std::string> outputs;
   // When set, filled in (subgraph runs included).
   EvalStats* stats = nullptr;
+  // When set, called with (value name, producer node label as
+  // node_label(graph, index), tensor) for each tensor output of each node
+  // of the main graph as it is produced (sequences and optionals are not
+  // reported; subgraph values neither). The tensor is only valid during the
+  // call: copy what must outlive it. An exception thrown here ends the run.
+  std::function<void(const std::string&, const std::string&, const Tensor&)> on_value;
 };
 
 // Runs `model` on `inputs` (keyed by graph input name) and returns the

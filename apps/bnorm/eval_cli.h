@@ -1,0 +1,54 @@
+// The parts of `bnorm eval` shared by its files: the options, input
+// gathering, the compare/trace run and its reports.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/compare.h"
+#include "model/model.h"
+#include "model/tensor.h"
+
+namespace bnorm::cli {
+
+struct EvalCliOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> inputs, dims;
+  std::string filter, output_dir, compare;
+  std::optional<uint64_t> seed;
+  std::optional<double> rtol, atol;
+  bool json = false;
+  bool trace = false;
+  std::string inputs_dir, junit, report;
+};
+
+// One set of inputs for a model: its name ("test_data_set_0", or the
+// folder's name) and the tensors by graph input name.
+struct InputSet {
+  std::string name;
+  std::map<std::string, Tensor> inputs;
+};
+
+// --inputs DIR: its test_data_set_* folders (input_N.pb in graph-input
+// order, initializers excluded; or files named after the inputs), else the
+// folder itself as one set of files named after the inputs (NAME.pb,
+// NAME.npy). Error(usage) when DIR holds no input of the model.
+std::vector<InputSet> read_input_sets(const std::filesystem::path& dir, const Model& model);
+
+// --input files, then --random data for the rest when `random`.
+std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model& model, bool random);
+
+nlohmann::json diff_json(const Diff& d);
+std::string diff_text(const Diff& d);
+
+// eval A --compare B [--trace] [--inputs DIR] [--junit F] [--report F].
+int run_compare(const EvalCliOptions& o);
+
+// Writes `text` to `path` atomically (--junit, --report).
+void write_report_file(const std::string& path, const std::string& text);
+
+}  // namespace bnorm::cli
