@@ -46,6 +46,10 @@ struct RowParam {
 };
 
 RowParam row_param(const Tensor& p, const char* what, const Tensor& x, const RowShape& s) {
+  if (p.dims.size() > x.dims.size()) {
+    fail(ErrorKind::input, "input '{}' of shape {} has a higher rank than X {}", what, shape_str(p.dims),
+         shape_str(x.dims));
+  }
   const std::vector<double> v = p.to_f64();
   const size_t normalized_rank = x.dims.size() - s.axis;
   const size_t leading = p.dims.size() > normalized_rank ? p.dims.size() - normalized_rank : 0;

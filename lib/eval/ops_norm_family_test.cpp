@@ -83,6 +83,7 @@ TEST_CASE("LayerNormalization refuses a bad axis, stash_type or parameter", "[ev
   REQUIRE_THROWS_AS(ln({{"X", x}, {"S", tensor(DType::float32, {2}, {1, 2})}}, {}), bnorm::Error);
   REQUIRE_THROWS_AS(ln({{"X", x}, {"S", tensor(DType::float64, {3}, {1, 2, 3})}}, {}), bnorm::Error);
   REQUIRE_THROWS_AS(ln({{"X", x}, {"S", tensor(DType::float32, {1, 2, 3}, {1, 2, 3, 4, 5, 6})}}, {}), bnorm::Error);
+  REQUIRE_THROWS_AS(ln({{"X", x}, {"S", tensor(DType::float32, {1, 1, 3}, {1, 2, 3})}}, {}), bnorm::Error);  // rank above X's
   REQUIRE_THROWS_AS(run("LayerNormalization", 16, {{"X", x}, {"S", s}}, {"Y"}), bnorm::Error);
 }
 
