@@ -127,6 +127,8 @@ void Tracer::run(const std::map<std::string, Tensor>& inputs) {
       Run::Kept k = std::move(other->second);
       r.kept[1 - s].erase(other);
       r.bytes[1 - s] -= k.t.byte_size();
+      // The other model stops waiting now, so this one may wait for it next.
+      if (r.bytes[1 - s] <= options_.budget_bytes) r.waiting[1 - s] = false;
       r.cv.notify_all();
       lock.unlock();
       if (s == 0) record(key, t, k.t, producer, k.producer, order);
