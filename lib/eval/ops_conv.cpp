@@ -106,38 +106,50 @@ void valid_range(int64_t out, int64_t stride, int64_t off, int64_t pad, int64_t 
   lo = std::min(first, hi);
 }
 
-// col[(c*K + k), p] = X[c, p*stride - pad + k*dil] (0 in the padding).
-// Rows of the output copy X's row whole where the stride is 1.
+// One output row's stretch [ox0, ox1) of a row of the im2col matrix: X's
+// input row `src` (null in the padding) read at ox*stride + off - pad.
 template <typename T>
-void im2col(const T* x, int64_t channels, const Geometry& g, T* col) {
-  const int64_t ks = g.kernel_size(), os = g.out_size();
+void im2col_stretch(const T* src, const Geometry& g, int64_t off, int64_t lo, int64_t hi, int64_t ox0, int64_t ox1,
+                    T* dst) {
+  if (!src) {
+    std::fill(dst, dst + (ox1 - ox0), T(0));
+    return;
+  }
+  const int64_t a = std::min(std::max(lo, ox0), ox1), b = std::max(a, std::min(hi, ox1));
+  std::fill(dst, dst + (a - ox0), T(0));
+  const T* from = src + (a * g.stride[2] + off - g.pad[2]);
+  if (g.stride[2] == 1) {
+    std::copy(from, from + (b - a), dst + (a - ox0));
+  } else {
+    for (int64_t ox = a; ox < b; ++ox) dst[ox - ox0] = from[(ox - a) * g.stride[2]];
+  }
+  std::fill(dst + (b - ox0), dst + (ox1 - ox0), T(0));
+}
+
+// Columns [j0, j1) of the im2col matrix, rows j1 - j0 long:
+// col[(c*K + k), p - j0] = X[c, p*stride - pad + k*dil] (0 in the padding).
+template <typename T>
+void im2col(const T* x, int64_t channels, const Geometry& g, int64_t j0, int64_t j1, T* col) {
+  const int64_t ks = g.kernel_size(), width = j1 - j0, ow = g.out[2];
   for (int64_t c = 0; c < channels; ++c) {
     const T* xc = x + c * g.in_size();
     int64_t row = c * ks;
     for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
       for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
         for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
-          T* dst = col + row * os;
           int64_t lo, hi;
-          valid_range(g.out[2], g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
-          for (int64_t oz = 0; oz < g.out[0]; ++oz) {
-            const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dil[0];
-            for (int64_t oy = 0; oy < g.out[1]; ++oy, dst += g.out[2]) {
-              const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dil[1];
-              // Only rows inside X get a pointer: X may even be empty (null data).
-              if (iz < 0 || iz >= g.in[0] || iy < 0 || iy >= g.in[1] || hi <= lo) {
-                std::fill(dst, dst + g.out[2], T(0));
-                continue;
-              }
-              const T* src = xc + (iz * g.in[1] + iy) * g.in[2] + (lo * g.stride[2] + kx * g.dil[2] - g.pad[2]);
-              std::fill(dst, dst + lo, T(0));
-              if (g.stride[2] == 1) {
-                std::copy(src, src + (hi - lo), dst + lo);
-              } else {
-                for (int64_t ox = lo; ox < hi; ++ox) dst[ox] = src[(ox - lo) * g.stride[2]];
-              }
-              std::fill(dst + hi, dst + g.out[2], T(0));
-            }
+          valid_range(ow, g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
+          T* dst = col + row * width;
+          for (int64_t j = j0; j < j1;) {
+            const int64_t line = j / ow, ox0 = j % ow, ox1 = std::min(ow, ox0 + (j1 - j));
+            const int64_t iz = line / g.out[1] * g.stride[0] - g.pad[0] + kz * g.dil[0];
+            const int64_t iy = line % g.out[1] * g.stride[1] - g.pad[1] + ky * g.dil[1];
+            // Only rows inside X get a pointer: X may even be empty (null data).
+            const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+            im2col_stretch(inside ? xc + (iz * g.in[1] + iy) * g.in[2] : nullptr, g, kx * g.dil[2], lo, hi, ox0,
+                           ox1, dst);
+            dst += ox1 - ox0;
+            j += ox1 - ox0;
           }
         }
   }
@@ -200,6 +212,13 @@ const T* values_as(const Tensor& t, std::vector<T>& keep) {
 // kernel without stride or padding, else im2col and one gemm.
 enum class ConvPath { plane, direct, im2col };
 
+// Columns of the im2col matrix made at once: about 256 KiB of floats, in
+// multiples of 128 (whole blocks of gemm's panels), all of them when fewer.
+int64_t im2col_width(int64_t rows, int64_t columns) {
+  const int64_t width = std::max<int64_t>(128, (int64_t{1} << 16) / std::max<int64_t>(rows, 1) / 128 * 128);
+  return std::min(width, columns);
+}
+
 ConvPath conv_path(int64_t cg, const Geometry& g) {
   if (cg == 1 && g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.pad[0] == 0) return ConvPath::plane;
   const bool unit = g.kernel_size() == 1 && g.stride[0] * g.stride[1] * g.stride[2] == 1;
@@ -217,9 +236,18 @@ void conv_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, const G
     for (int64_t j = 0; j < mg; ++j) kernels::conv_plane(xg, wg + j * ks, yg + j * os, p);
     return;
   }
-  const bool direct = path == ConvPath::direct;
-  if (!direct) im2col(xg, cg, g, col);
-  gemm<T>(wg, cg * ks, direct ? xg : col, os, yg, os, mg, os, cg * ks, false);
+  if (path == ConvPath::direct) {
+    gemm<T>(wg, cg * ks, xg, os, yg, os, mg, os, cg * ks, false);
+    return;
+  }
+  // The im2col matrix a stretch of columns at a time, small enough to stay
+  // in L2 while the product reads it; columns apart, the sums are the same.
+  const int64_t width = im2col_width(cg * ks, os);
+  for (int64_t j0 = 0; j0 < os; j0 += width) {
+    const int64_t j1 = std::min(os, j0 + width);
+    im2col(xg, cg, g, j0, j1, col);
+    gemm<T>(wg, cg * ks, col, j1 - j0, yg + j0, os, mg, j1 - j0, cg * ks, false);
+  }
 }
 
 std::vector<int64_t> out_dims(const Tensor& x, int64_t m, const Geometry& g) {
@@ -273,7 +301,7 @@ Tensors op_conv(const OpContext& ctx) {
     // Uninitialized: im2col writes every element.
     const ConvPath path = conv_path(cg, g);
     std::unique_ptr<T[]> col(path != ConvPath::im2col ? nullptr : new T[static_cast<size_t>(checked_buffer_numel(
-                                                                        {cg, ks, g.out[0], g.out[1], g.out[2]},
+                                                                        {cg, ks, im2col_width(cg * ks, os)},
                                                                         sizeof(T), "Conv's im2col buffer"))]);
     for (int64_t i = 0; i < n; ++i)
       for (int64_t gi = 0; gi < group; ++gi) {

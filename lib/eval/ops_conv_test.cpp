@@ -1,6 +1,13 @@
-// Conv and ConvTranspose on hostile attributes: found by fuzz_fold
-// (tests/fuzz_regressions/fold/), whose verify step runs the pair in float64.
+// Conv and ConvTranspose on hostile attributes (found by fuzz_fold,
+// tests/fuzz_regressions/fold/, whose verify step runs the pair in float64),
+// and Conv against the spec's float64 sum on every path of ops_conv.cpp:
+// im2col in stretches of columns, 1x1, depthwise (kernels::conv_plane), 1-D to 3-D.
 #include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "eval/evaluator.h"
@@ -64,4 +71,113 @@ TEST_CASE("Conv pads around an empty X give the bias-free zeros of the padded ou
   const auto y = bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1, 1, 0, 0})}}).at("Y");
   CHECK(y.dims == std::vector<int64_t>{1, 1, 1, 1});
   CHECK(y.to_f64() == std::vector<double>{0});
+}
+
+namespace {
+
+struct ConvCase {
+  std::vector<int64_t> x, w;  // X [N, C, D..], W [M, C/group, K..]
+  int64_t group;
+  std::vector<int64_t> strides, dilations, pads;
+};
+
+void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t i : v) a->add_ints(i);
+}
+
+std::vector<double> random_values(size_t n, uint64_t seed) {
+  std::vector<double> v(n);
+  uint64_t s = seed;
+  for (double& x : v) {  // xorshift, values k/64 - 1 in [-1, 1), exact in float
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    x = static_cast<double>(s % 128) / 64.0 - 1.0;
+  }
+  return v;
+}
+
+// Conv in float32 against the spec's sum in float64, element by element
+// within the error bound of a float sum of K + 1 terms.
+void check_conv(const ConvCase& cc) {
+  const size_t nd = cc.x.size() - 2;
+  auto numel = [](const std::vector<int64_t>& d) {
+    int64_t n = 1;
+    for (int64_t v : d) n *= v;
+    return n;
+  };
+  const auto xv = random_values(static_cast<size_t>(numel(cc.x)), 1), wv = random_values(static_cast<size_t>(numel(cc.w)), 2);
+  const auto bv = random_values(static_cast<size_t>(cc.w[0]), 3);
+  GraphBuilder b(15);
+  b.input("X", DType::float32, cc.x);
+  b.initializer("W", Tensor::from_f64(DType::float32, cc.w, wv));
+  b.initializer("B", Tensor::from_f64(DType::float32, {cc.w[0]}, bv));
+  auto& n = b.node("Conv", {"X", "W", "B"}, {"Y"}, "conv");
+  bnorm::test::set_attr(n, "group", cc.group);
+  set_ints(n, "strides", cc.strides);
+  set_ints(n, "dilations", cc.dilations);
+  set_ints(n, "pads", cc.pads);
+  b.output("Y");
+  const Tensor y = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, cc.x, xv)}}).at("Y");
+  // Spatial dims padded to 3 with ones, as the reference loop below needs.
+  std::vector<int64_t> in(3, 1), k(3, 1), out(3, 1), st(3, 1), dil(3, 1), pad(3, 0);
+  for (size_t d = 0; d < nd; ++d) {
+    const size_t e = 3 - nd + d;
+    in[e] = cc.x[2 + d], k[e] = cc.w[2 + d], st[e] = cc.strides[d], dil[e] = cc.dilations[d], pad[e] = cc.pads[d];
+    out[e] = (in[e] + cc.pads[d] + cc.pads[nd + d] - ((k[e] - 1) * dil[e] + 1)) / st[e] + 1;
+  }
+  const int64_t m = cc.w[0], c = cc.x[1], cg = c / cc.group, mg = m / cc.group;
+  std::vector<int64_t> ydims{cc.x[0], m};
+  for (size_t d = 0; d < nd; ++d) ydims.push_back(out[3 - nd + d]);
+  REQUIRE(y.dims == ydims);
+  const auto got = y.to_f64();
+  size_t at = 0;
+  for (int64_t i = 0; i < cc.x[0]; ++i)
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t oz = 0; oz < out[0]; ++oz)
+        for (int64_t oy = 0; oy < out[1]; ++oy)
+          for (int64_t ox = 0; ox < out[2]; ++ox, ++at) {
+            double ref = bv[static_cast<size_t>(o)], mag = std::fabs(ref);
+            for (int64_t ci = 0; ci < cg; ++ci)
+              for (int64_t kz = 0; kz < k[0]; ++kz)
+                for (int64_t ky = 0; ky < k[1]; ++ky)
+                  for (int64_t kx = 0; kx < k[2]; ++kx) {
+                    const int64_t iz = oz * st[0] - pad[0] + kz * dil[0], iy = oy * st[1] - pad[1] + ky * dil[1];
+                    const int64_t ix = ox * st[2] - pad[2] + kx * dil[2];
+                    if (iz < 0 || iy < 0 || ix < 0 || iz >= in[0] || iy >= in[1] || ix >= in[2]) continue;
+                    const int64_t chan = o / mg * cg + ci;
+                    const double xe = xv[static_cast<size_t>((((i * c + chan) * in[0] + iz) * in[1] + iy) * in[2] + ix)];
+                    const double we = wv[static_cast<size_t>((((o * cg + ci) * k[0] + kz) * k[1] + ky) * k[2] + kx)];
+                    ref += xe * we;
+                    mag += std::fabs(xe * we);
+                  }
+            const double terms = static_cast<double>(cg * k[0] * k[1] * k[2] + 2);
+            INFO("output " << at);
+            REQUIRE(std::fabs(got[at] - ref) <= terms * 0x1p-24 * mag * 1.01);
+          }
+}
+
+}  // namespace
+
+TEST_CASE("Conv matches the spec's float64 sum on wide outputs, groups, depthwise groups, strides and dilations",
+          "[eval][conv]") {
+  // K = 72 rows: the im2col matrix is made 896 columns at a time, stretches
+  // that end mid-row of the 40 x 50 output.
+  check_conv({{1, 8, 40, 50}, {4, 8, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}});
+  // K = 576: 128 columns at a time; strides, dilations, uneven padding, 2 images.
+  check_conv({{2, 64, 21, 26}, {5, 64, 3, 3}, 1, {2, 1}, {2, 1}, {0, 1, 2, 1}});
+  // Groups of 4 channels; depthwise (one channel a group) with multiplier 1 and 2.
+  check_conv({{1, 8, 9, 11}, {6, 4, 3, 2}, 2, {1, 2}, {1, 1}, {1, 0, 1, 1}});
+  check_conv({{2, 6, 13, 17}, {6, 1, 5, 5}, 6, {2, 2}, {1, 1}, {2, 2, 2, 2}});
+  check_conv({{1, 3, 12, 9}, {6, 1, 3, 3}, 3, {1, 3}, {2, 1}, {3, 0, 0, 4}});
+  // 1x1 without stride or padding: X itself is the product's right operand.
+  check_conv({{2, 16, 20, 30}, {8, 16, 1, 1}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}});
+  // 1-D (depthwise and not) and 3-D.
+  check_conv({{1, 4, 300}, {4, 1, 7}, 4, {3}, {2}, {5, 1}});
+  check_conv({{1, 4, 300}, {3, 4, 7}, 1, {1}, {1}, {3, 3}});
+  check_conv({{1, 3, 5, 6, 7}, {2, 3, 2, 3, 3}, 1, {1, 2, 1}, {2, 1, 1}, {1, 0, 1, 0, 1, 1}});
+  check_conv({{1, 2, 5, 6, 7}, {2, 1, 2, 3, 3}, 2, {1, 1, 1}, {1, 1, 1}, {0, 1, 1, 1, 0, 1}});
 }

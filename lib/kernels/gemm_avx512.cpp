@@ -8,6 +8,6 @@
 
 namespace bnorm::kernels::detail {
 
-BNORM_GEMM_LEVEL(avx512, BNORM_ENTRY_AVX512, simd::f32x16, simd::f64x8, 8, 2)
+BNORM_GEMM_LEVEL(avx512, BNORM_ENTRY_AVX512, simd::f32x8, simd::f64x4, 12, 2)
 
 }  // namespace bnorm::kernels::detail

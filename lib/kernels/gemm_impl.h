@@ -3,14 +3,14 @@
 // contraction off). gemm.cpp splits the columns across threads and calls
 // the active level's gemm_<level> on each part.
 //
-// Blocking: B is copied, KC rows by NR columns at a time, into a panel on
-// the stack (NR = NV vectors, zero-padded past N) that stays in L1 while
-// every row of A runs against it, MR rows at a time, with the MR x NR
-// block of C in registers. A is read in place: each tile reads MR rows of
-// KC consecutive elements. Past the first KC rows of B the tile reloads C
-// and goes on adding, so each element still sums in p order. Rows past a
-// multiple of MR take tiles of 4, 2 and 1 rows; columns past the last full
-// panel go through a copy of the C tile.
+// Blocking: B is copied, KC rows by 8 panels of NR columns at a time
+// (NR = NV vectors, zero-padded past N), into a block on the stack that
+// stays in L2; then A, MR rows by KC at a time, into a small pack whose
+// rows never share a cache set; each panel then runs against it with the MR x NR block of C
+// in registers. Past the first KC rows of B the tile reloads C and goes on
+// adding, so each element still sums in p order. Rows past a multiple of
+// MR take tiles of 4, 2 and 1 rows; columns past the last full panel go
+// through a copy of the C tile.
 #pragma once
 
 #include <algorithm>
@@ -27,9 +27,17 @@ constexpr size_t gemm_kc() noexcept {
   return 16384 / sizeof(V) / NV;
 }
 
-// C[0..R, 0..NR) (+)= A[0..R, 0..kc) * panel, in registers.
+// Row stride of the packed rows of A: KC plus a cache line, so that rows
+// never share a cache set (a stride that is a multiple of 4 KiB would put
+// every row of the tile in one set of L1).
+template <class V, size_t NV, class T>
+constexpr size_t gemm_as() noexcept {
+  return gemm_kc<V, NV>() + 64 / sizeof(T);
+}
+
+// C[0..R, 0..NR) (+)= A * panel in registers; A's rows kc long, as apart.
 template <class V, size_t R, size_t NV, class T>
-inline void gemm_tile(const T* a, size_t lda, const T* panel, size_t kc, T* c, size_t ldc, bool load) noexcept {
+inline void gemm_tile(const T* a, size_t as, const T* panel, size_t kc, T* c, size_t ldc, bool load) noexcept {
   constexpr size_t L = simd::lanes<V>(), NR = NV * L;
   V acc[R][NV];
 #pragma GCC unroll 16
@@ -42,7 +50,7 @@ inline void gemm_tile(const T* a, size_t lda, const T* panel, size_t kc, T* c, s
     for (size_t v = 0; v < NV; ++v) b[v] = simd::load_bits<V>(panel + p * NR + v * L);
 #pragma GCC unroll 16
     for (size_t i = 0; i < R; ++i) {
-      const T x = a[i * lda + p];  // broadcast by the vector product
+      const T x = a[i * as + p];  // broadcast by the vector product
 #pragma GCC unroll 16
       for (size_t v = 0; v < NV; ++v) acc[i][v] += x * b[v];
     }
@@ -55,58 +63,78 @@ inline void gemm_tile(const T* a, size_t lda, const T* panel, size_t kc, T* c, s
 
 // The same for the first nr < NR columns, through a copy of C's tile.
 template <class V, size_t R, size_t NV, class T>
-inline void gemm_edge(const T* a, size_t lda, const T* panel, size_t kc, T* c, size_t ldc, size_t nr,
+inline void gemm_edge(const T* a, size_t as, const T* panel, size_t kc, T* c, size_t ldc, size_t nr,
                       bool load) noexcept {
   constexpr size_t NR = NV * simd::lanes<V>();
   alignas(64) T tile[R * NR] = {};
   if (load) {
     for (size_t i = 0; i < R; ++i) std::memcpy(tile + i * NR, c + i * ldc, nr * sizeof(T));
   }
-  gemm_tile<V, R, NV>(a, lda, panel, kc, tile, NR, load);
+  gemm_tile<V, R, NV>(a, as, panel, kc, tile, NR, load);
   for (size_t i = 0; i < R; ++i) std::memcpy(c + i * ldc, tile + i * NR, nr * sizeof(T));
 }
 
+// Panels of B per block packed at once: B's rows are read in runs of
+// kPanels * NR elements, which the hardware prefetchers follow.
+constexpr size_t kPanels = 8;
+
+// R rows of A (from row i) against every panel of the block. The rows are
+// copied first to rows gemm_as() apart: rows of A lda apart would all fall
+// in one cache set when lda is a multiple of 1024 floats.
 template <class V, size_t R, size_t NV, class T>
-inline void gemm_rows(const T* a, size_t lda, const T* panel, size_t kc, T* c, size_t ldc, size_t nr,
-                      bool load) noexcept {
-  if (nr == NV * simd::lanes<V>()) {
-    gemm_tile<V, R, NV>(a, lda, panel, kc, c, ldc, load);
-  } else {
-    gemm_edge<V, R, NV>(a, lda, panel, kc, c, ldc, nr, load);
+inline void gemm_rows(const T* a, size_t lda, const T* block, size_t kc, size_t nc, T* c, size_t ldc, bool load,
+                      T* apack) noexcept {
+  constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>(), AS = gemm_as<V, NV, T>();
+  for (size_t i = 0; i < R; ++i) std::memcpy(apack + i * AS, a + i * lda, kc * sizeof(T));
+  for (size_t q = 0; q * NR < nc; ++q) {
+    const size_t nr = std::min(NR, nc - q * NR);
+    if (nr == NR) {
+      gemm_tile<V, R, NV>(apack, AS, block + q * KC * NR, kc, c + q * NR, ldc, load);
+    } else {
+      gemm_edge<V, R, NV>(apack, AS, block + q * KC * NR, kc, c + q * NR, ldc, nr, load);
+    }
+  }
+}
+
+template <class V, size_t NR, size_t KC, class T>
+inline void gemm_pack_b(const T* b, size_t ldb, size_t kc, size_t nc, T* block) noexcept {
+  for (size_t p = 0; p < kc; ++p) {
+    const T* row = b + p * ldb;
+    for (size_t q = 0; q * NR < nc; ++q) {
+      T* dst = block + q * KC * NR + p * NR;
+      const size_t nr = std::min(NR, nc - q * NR);
+      std::memcpy(dst, row + q * NR, nr * sizeof(T));
+      std::fill(dst + nr, dst + NR, T(0));
+    }
   }
 }
 
 template <class V, size_t MR, size_t NV, class T>
 inline void gemm_body(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, size_t m, size_t n,
                       size_t k, bool accumulate) noexcept {
-  constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>();
-  alignas(64) T panel[KC * NR];
-  for (size_t j0 = 0; j0 < n; j0 += NR) {
-    const size_t nr = std::min(NR, n - j0);
+  constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>(), NC = kPanels * NR;
+  alignas(64) T block[KC * NC];  // kPanels panels of KC x NR
+  alignas(64) T apack[gemm_as<V, NV, T>() * MR];
+  for (size_t j0 = 0; j0 < n; j0 += NC) {
+    const size_t nc = std::min(NC, n - j0);
     for (size_t p0 = 0; p0 < k; p0 += KC) {
       const size_t kc = std::min(KC, k - p0);
-      for (size_t p = 0; p < kc; ++p) {
-        std::memcpy(panel + p * NR, b + (p0 + p) * ldb + j0, nr * sizeof(T));
-        std::fill(panel + p * NR + nr, panel + (p + 1) * NR, T(0));
-      }
+      gemm_pack_b<V, NR, KC>(b + p0 * ldb + j0, ldb, kc, nc, block);
       const bool load = accumulate || p0 > 0;
       const T* ap = a + p0;
       T* cp = c + j0;
       size_t i = 0;
-      for (; i + MR <= m; i += MR) gemm_rows<V, MR, NV>(ap + i * lda, lda, panel, kc, cp + i * ldc, ldc, nr, load);
+      for (; m - i >= MR; i += MR) gemm_rows<V, MR, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
       if constexpr (MR > 4) {
-        if (m - i >= 4) {
-          gemm_rows<V, 4, NV>(ap + i * lda, lda, panel, kc, cp + i * ldc, ldc, nr, load);
-          i += 4;
-        }
+        for (; m - i >= 4; i += 4) gemm_rows<V, 4, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
       }
       if constexpr (MR > 2) {
         if (m - i >= 2) {
-          gemm_rows<V, 2, NV>(ap + i * lda, lda, panel, kc, cp + i * ldc, ldc, nr, load);
+          gemm_rows<V, 2, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
           i += 2;
         }
       }
-      if (m - i >= 1) gemm_rows<V, 1, NV>(ap + i * lda, lda, panel, kc, cp + i * ldc, ldc, nr, load);
+      if (m - i >= 1) gemm_rows<V, 1, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
     }
   }
 }

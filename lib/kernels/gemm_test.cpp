@@ -92,7 +92,7 @@ void check_case(const Case& s, std::mt19937& rng, bool accumulate) {
 
 std::vector<Case> sweep() {
   std::vector<Case> cases;
-  for (size_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17})
+  for (size_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 17, 23, 27})
     for (size_t n : {1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65})
       for (size_t k : {1, 2, 5, 16}) cases.push_back({m, n, k});
   for (size_t k : {127, 128, 129, 255, 256, 257, 511, 512, 513, 700}) cases.push_back({7, 37, k});
