@@ -18,7 +18,7 @@ namespace {
 
 struct UpgradeCliOptions {
   OutputOptions files;
-  int64_t to = kUpgradeMaxOpset;
+  int64_t to = kUpgradeDefaultOpset;
   bool inference = false, no_check = false, json = false;
 };
 
@@ -67,7 +67,7 @@ void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJ
   }
   if (!r.made_inference.empty()) std::cout << fmt::format("made inference (--inference): {}\n", join(r.made_inference));
   if (!r.removed.empty()) std::cout << fmt::format("removed, no longer read: {}\n", join(r.removed));
-  std::cout << fmt::format("wrote {}{}\n", job.output, o.no_check ? " (not checked: --no-check)" : " (passes ONNX's checker)");
+  std::cout << fmt::format("wrote {}{}\n", job.output, o.no_check ? " (not checked: --no-check)" : r.to_opset > kOnnxConverterMaxOpset ? " (passes bnorm's schema check)" : " (passes ONNX's checker)");
 }
 
 int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::json* json) {
@@ -91,10 +91,10 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
 
 Runner add_upgrade(CLI::App& app) {
   auto opt = std::make_shared<UpgradeCliOptions>();
-  CLI::App* sub = app.add_subcommand("upgrade", "Convert a whole model to another opset (1 to 15), BatchNormalization "
+  CLI::App* sub = app.add_subcommand("upgrade", "Convert a whole model to another opset (1 to 23), BatchNormalization "
                                                 "and InstanceNormalization exactly");
   add_output_options(sub, opt->files);
-  sub->add_option("--to", opt->to, "Target opset, 1 to 15 (default 15), lower or higher than the model's");
+  sub->add_option("--to", opt->to, "Target opset, 1 to 23 (default 15), lower or higher than the model's");
   sub->add_flag("--inference", opt->inference,
                 "The model is an inference model: training BatchNormalization nodes become inference nodes");
   sub->add_flag("--no-check", opt->no_check, "Do not run ONNX's checker (with full shape inference) on the result");

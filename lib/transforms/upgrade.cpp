@@ -14,7 +14,10 @@
 #include "model/infer.h"
 #include "model/prune.h"
 #include "model/tensor_proto.h"
+#include "model/node_label.h"
+#include "transforms/upgrade_high.h"
 #include "transforms/upgrade_onnx.h"
+#include "transforms/upgrade_schema.h"
 #include "transforms/upgrade_restore.h"
 #include "transforms/upgrade_value_info.h"
 
@@ -29,14 +32,67 @@ void check_opsets(int64_t from, int64_t to) {
     throw Error(ErrorKind::usage, fmt::format("--to {}: the target opset must be {} to {}", to, kUpgradeMinOpset,
                                               kUpgradeMaxOpset));
   }
-  const int64_t known = onnx_max_opset();
-  if (from > known) {
+  if (from > kUpgradeMaxOpset) {
     throw Error(ErrorKind::unsupported,
-                fmt::format("the model's opset {} is newer than the ONNX library bnorm uses knows (up to opset {}); "
-                            "cannot convert it to opset {}", from, known, to))
-        .with_hint("convert it with a newer ONNX first, or re-export the model at an older opset");
+                fmt::format("the model's opset {} is newer than bnorm converts (opsets {} to {}); cannot convert it to "
+                            "opset {}", from, kUpgradeMinOpset, kUpgradeMaxOpset, to))
+        .with_hint("re-export the model at an older opset");
   }
 }
+
+// The first opset with an op that takes each element type newer than the
+// IR 3 ones: a tensor of that type at a lower target has no op to go to.
+int first_opset_of_type(int32_t t) {
+  if (t >= 17 && t <= 20) return 19;  // float8
+  if (t == 21 || t == 22) return 21;  // uint4, int4
+  if (t == 23) return 23;             // float4e2m1
+  if (t >= 24) return 24;             // float8e8m0 and later
+  return 1;
+}
+
+// Every element type the model declares (inputs, outputs, value_info,
+// initializers, Constant values), with where.
+std::vector<std::pair<int32_t, std::string>> declared_types(const onnx::ModelProto& m) {
+  std::vector<std::pair<int32_t, std::string>> out;
+  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
+    auto value = [&](const onnx::ValueInfoProto& v, const char* what) {
+      if (v.type().has_tensor_type()) out.emplace_back(v.type().tensor_type().elem_type(), fmt::format("{} '{}'", what, v.name()));
+    };
+    for (const auto& v : g.input()) value(v, "graph input");
+    for (const auto& v : g.output()) value(v, "graph output");
+    for (const auto& v : g.value_info()) value(v, "value");
+    for (const auto& t : g.initializer()) out.emplace_back(t.data_type(), fmt::format("initializer '{}'", t.name()));
+    for (const auto& n : g.node()) {
+      for (const auto& a : n.attribute()) {
+        if (a.has_t()) out.emplace_back(a.t().data_type(), fmt::format("attribute {} of node {}", a.name(), node_label(n)));
+      }
+    }
+    (void)path;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> type_blockers(const onnx::ModelProto& m, int64_t to) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& [t, where] : declared_types(m)) {
+    const int first = first_opset_of_type(t);
+    if (first <= to || !seen.insert(where).second) continue;
+    out.push_back(fmt::format("{} is {}, a type no op has before opset {} (IR {})", where, tensor_type_name(t), first,
+                              ir_version_of_type(t)));
+  }
+  return out;
+}
+
+int64_t model_types_ir(const onnx::ModelProto& m) {
+  int64_t ir = 3;
+  for (const auto& [t, where] : declared_types(m)) ir = std::max(ir, ir_version_of_type(t));
+  return ir;
+}
+
+namespace {
 
 void set_default_opset(onnx::ModelProto& m, int64_t opset) {
   for (auto& op : *m.mutable_opset_import()) {
@@ -203,19 +259,20 @@ void check_gemm_ranks(const GraphIndex& index) {
 
 }  // namespace
 
-UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
-  const int64_t from = default_opset(model.proto), to = options.target;
-  check_opsets(from, to);
-  check_ops(model.proto, from, to);
-  UpgradeReport r;
-  r.from_opset = from;
-  r.to_opset = to;
-  r.from_ir = model.proto.ir_version();
+namespace {
 
+void sort_nodes(Model& model, UpgradeReport& r) {
   if (const int reordered = sort_topologically(*model.proto.mutable_graph())) {
     r.warnings.push_back(fmt::format("the nodes of {} graph{} were not in a topological order, as ONNX requires; "
                                      "they were reordered", reordered, reordered == 1 ? "" : "s"));
   }
+}
+
+// Opsets up to 17: ONNX 1.12's converter with bnorm's steps around it.
+void convert_low(Model& model, int64_t from, int64_t to, const UpgradeOptions& options, UpgradeReport& r) {
+  check_ops(model.proto, from, to);
+
+  sort_nodes(model, r);
   onnx::ModelProto inferred = with_inferred_shapes(model.proto);
   set_default_opset(inferred, from);
   if (inferred.ir_version() < 4) list_initializers_as_inputs(inferred, r);
@@ -255,9 +312,48 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   set_default_opset(work, to);
   declare_uninferred_types(work, inferred, to);
   work.set_ir_version(std::max(work.ir_version(), required_ir_version(to)));
-  r.to_ir = work.ir_version();
   model.proto = std::move(work);
+}
+
+}  // namespace
+
+UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
+  const int64_t from = default_opset(model.proto), to = options.target;
+  check_opsets(from, to);
+  UpgradeReport r;
+  r.from_opset = from;
+  r.to_opset = to;
+  r.from_ir = model.proto.ir_version();
+  if (const auto blockers = type_blockers(model.proto, to); !blockers.empty()) {
+    throw Error(ErrorKind::unsupported, fmt::format("the model cannot be converted to opset {}:\n  {}", to,
+                                                    fmt::join(blockers, "\n  ")));
+  }
+  const int64_t onnx_max = kOnnxConverterMaxOpset;
+  if (from <= onnx_max && to <= onnx_max) {
+    convert_low(model, from, to, options, r);
+  } else if (from > onnx_max && to >= onnx_max) {
+    sort_nodes(model, r);
+    convert_high(model.proto, from, to, r);
+  } else if (from > onnx_max) {
+    sort_nodes(model, r);
+    convert_high(model.proto, from, onnx_max, r);
+    convert_low(model, onnx_max, to, options, r);
+  } else {
+    convert_low(model, from, onnx_max, options, r);
+    convert_high(model.proto, onnx_max, to, r);
+  }
+  // IR: what the target needs and the model's element types need; going up
+  // never lower than the input's, going down never lower than the input's
+  // up to what the opset the conversion passes through needs (an IR 8 model
+  // at opset 15 going to 9 stays IR 8, an IR 11 model at 23 going to 19 is IR 9).
+  const int64_t ir_in = r.from_ir;
+  int64_t ir = std::max(required_ir_version(to), model_types_ir(model.proto));
+  ir = std::max(ir, to >= from ? ir_in : std::min(ir_in, required_ir_version(std::max(to, onnx_max))));
+  model.proto.set_ir_version(ir);
+  r.to_ir = ir;
   return r;
 }
+
+
 
 }  // namespace bnorm

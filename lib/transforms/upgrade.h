@@ -22,10 +22,13 @@
 namespace bnorm {
 
 inline constexpr int64_t kUpgradeMinOpset = 1;
-inline constexpr int64_t kUpgradeMaxOpset = 15;
+inline constexpr int64_t kUpgradeMaxOpset = 23;
+inline constexpr int64_t kUpgradeDefaultOpset = 15;  // `bnorm upgrade` without --to
+// The newest opset ONNX 1.12's converter and checker know: above it bnorm converts and checks alone.
+inline constexpr int64_t kOnnxConverterMaxOpset = 17;
 
 struct UpgradeOptions {
-  int64_t target = 15;     // kUpgradeMinOpset .. kUpgradeMaxOpset
+  int64_t target = kUpgradeDefaultOpset;  // kUpgradeMinOpset .. kUpgradeMaxOpset
   bool inference = false;  // the model is an inference model: training nodes become inference nodes
 };
 
@@ -46,18 +49,31 @@ struct UpgradeReport {
   std::vector<std::string> warnings;        // every node warning, with the node named
 };
 
-// Converts `model` in place. Throws Error: usage (target out of range),
-// unsupported (a case bnorm refuses; the message names the node), input.
+// Converts `model` in place. Up to opset 17, ONNX 1.12's converter with
+// bnorm's steps around it; above 17 bnorm's steps alone (upgrade_high.h);
+// across 17 both, through opset 17. Throws Error: usage (target out of
+// range), unsupported (a case bnorm refuses; at opsets above 17 the message
+// lists every node that blocks), input.
 UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options);
 
 // ONNX's checker with full shape inference (strict, types checked), what
-// onnx.checker.check_model(m, full_check=True) does. Throws Error(input)
-// with the checker's message. External data locations are checked against
+// onnx.checker.check_model(m, full_check=True) does, for a model at opset
+// <= 17; above, bnorm's own schema check (upgrade_high.h: counts,
+// attributes, element types), ONNX 1.12 knowing no such opset. Throws
+// Error(input) with the checker's message. External data locations are checked against
 // `model_dir` (the directory the model's side files are in).
 void check_model_full(const onnx::ModelProto& model, const std::filesystem::path& model_dir = {});
 
 // The IR version a model at `opset` needs (ONNX's table: opsets 1-8 -> 3,
-// 9 -> 4, 10 -> 5, 11 -> 6, 12-14 -> 7, 15-16 -> 8, 17 -> 8).
+// 9 -> 4, 10 -> 5, 11 -> 6, 12-14 -> 7, 15-18 -> 8, 19-20 -> 9, 21-22 -> 10, 23 -> 11).
 int64_t required_ir_version(int64_t opset);
+
+// The element types declared in `m` (graph inputs/outputs, value_info,
+// initializers, Constant values) that no op has at opset `to` (float8
+// before 19, int4/uint4 before 21, float4e2m1 before 23), one line each
+// naming where and the type; and the IR version those types need
+// (float8: 9, int4: 10, float4e2m1: 11; else 3).
+std::vector<std::string> type_blockers(const onnx::ModelProto& m, int64_t to);
+int64_t model_types_ir(const onnx::ModelProto& m);
 
 }  // namespace bnorm

@@ -7,6 +7,7 @@
 #include "model/model.h"
 #include "model/onnx_guards.h"
 #include "transforms/upgrade.h"
+#include "transforms/upgrade_high.h"
 
 namespace bnorm {
 
@@ -37,6 +38,10 @@ void locate_external_data(onnx::ModelProto& m, const std::filesystem::path& mode
 }  // namespace
 
 void check_model_full(const onnx::ModelProto& model, const std::filesystem::path& model_dir) {
+  if (default_opset(model) > kOnnxConverterMaxOpset) {
+    upgrade_detail::check_high_schemas(model);  // ONNX 1.12's checker knows no opset above 17
+    return;
+  }
   install_onnx_inference_guards();
   try {
     onnx::ModelProto copy = model;
@@ -56,7 +61,10 @@ int64_t required_ir_version(int64_t opset) {
   if (opset == 10) return 5;
   if (opset == 11) return 6;
   if (opset <= 14) return 7;
-  return 8;
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  if (opset <= 22) return 10;
+  return 11;
 }
 
 }  // namespace bnorm

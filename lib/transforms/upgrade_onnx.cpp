@@ -13,6 +13,7 @@
 #include "model/norm_op.h"
 #include "model/onnx_guards.h"
 #include "transforms/steps/step.h"
+#include "transforms/upgrade_versions.h"
 
 namespace bnorm::upgrade_detail {
 
@@ -67,23 +68,12 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   return false;
 }
 
-const std::vector<int>* type_only_versions(const std::string& op) {
-  // Schema versions whose change only added element types (or attributes
-  // whose defaults keep the old meaning, see defaulted_attributes; Constant-11 and -12
-  // added sparse_value and value_float(s)/value_int(s), which bnorm writes
-  // as `value` going down; If-11 let the branches' output shapes differ,
-  // which the strict check catches). Checked against
-  // ONNX's schemas by tests/upgrade_type_only_test.cpp.
-  static const std::map<std::string, std::vector<int>> table{
-      {"Abs", {13}},      {"Constant", {9, 11, 12, 13}}, {"If", {11, 13, 16}},
-            {"Add", {13, 14}},  {"Concat", {13}},   {"Div", {13, 14}},     {"Dropout", {13}},     {"Exp", {13}},
-      {"Flatten", {9, 11, 13}},  {"Gemm", {7, 9, 11, 13}},     {"Identity", {13, 14, 16}}, {"LeakyRelu", {16}}, {"Log", {13}},
-      {"MatMul", {9, 13}},   {"MaxPool", {10, 12}}, {"Pad", {13}},  {"Mul", {13, 14}},  {"Neg", {13}},         {"Reciprocal", {13}},
-      {"Relu", {13, 14}}, {"Reshape", {13, 14}}, {"Sigmoid", {13}}, {"Sqrt", {13}},      {"Sub", {13, 14}},
-      {"Sum", {13}},      {"Tanh", {13}},     {"Transpose", {13}},
-  };
-  auto it = table.find(op);
-  return it == table.end() ? nullptr : &it->second;
+std::vector<int> type_only_versions(const std::string& op) {
+  // The versions the table of every schema change (upgrade_versions.h)
+  // marks type-only; crossing Constant-11/-12, Gemm-7/-11, Flatten-11,
+  // MaxPool-10 and Reshape-14 has the conditions type_only_downgrade()
+  // checks. Tested by tests/upgrade_type_only_test.cpp.
+  return type_only_versions_upto_17(op);
 }
 
 namespace {
@@ -131,8 +121,8 @@ bool at_default(const onnx::NodeProto& n, const std::string& name) {
 // checker run on every written model catches a type the older schema lacks.
 bool type_only_downgrade(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (to >= from) return false;
-  const std::vector<int>* versions = type_only_versions(n.op_type());
-  if (!versions) return false;
+  const std::vector<int> versions = type_only_versions(n.op_type());
+  if (versions.empty()) return false;
   // Changes that are type-only for the node at hand: attributes added
   // with defaults at their default, Flatten-11 (negative axis) with a non-negative axis, Gemm-11
   // (optional C) with C given; Gemm-7 (C always broadcast) gets broadcast = 1
@@ -154,7 +144,7 @@ bool type_only_downgrade(const onnx::NodeProto& n, int64_t from, int64_t to) {
     if (!schema) return false;
     const int v = schema->SinceVersion();
     if (v <= to) break;
-    if (std::find(versions->begin(), versions->end(), v) == versions->end()) return false;
+    if (std::find(versions.begin(), versions.end(), v) == versions.end()) return false;
   }
   return true;
 }

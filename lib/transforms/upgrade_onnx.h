@@ -65,9 +65,9 @@ const std::vector<DefaultedAttribute>& defaulted_attributes();
 // when the model moves from opset `from` to `to`.
 bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to);
 
-// The schema versions of `op` whose change only added element types, so
-// that a node crosses them downward unchanged; nullptr for other ops.
-const std::vector<int>* type_only_versions(const std::string& op);
+// The schema versions of `op` up to 17 whose change only added element
+// types, so that a node crosses them downward unchanged (empty: none).
+std::vector<int> type_only_versions(const std::string& op);
 
 // The hidden node a placeholder stands for; nullptr when `n` is none.
 const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>& hidden);

@@ -131,6 +131,26 @@ void pad_convert(NormSite& s);
 // Split between its attribute form (< 13) and its input form (13+).
 void split_convert(NormSite& s);
 
+// Constant inputs (steps/inputs.cpp). constant_ints: Error(unsupported)
+// naming the node and the input when it is not a constant, saying it
+// cannot `why` ("become an attribute below 18").
+std::optional<Tensor> constant_input(const NormSite& s, int index);
+std::vector<int64_t> constant_ints(const NormSite& s, int index, const std::string& what, const std::string& why);
+void drop_input(onnx::NodeProto& n, int index);  // cleared; trailing empty inputs removed
+void set_input(onnx::NodeProto& n, int index, const std::string& value);  // pads with "" as needed
+int64_t int_attr(const onnx::NodeProto& n, const std::string& name, int64_t otherwise);
+// Error(unsupported) naming the node.
+[[noreturn]] void refuse(const NormSite& s, const std::string& why);
+
+// The steps of opsets 18..23, each across one schema change, `up` or down
+// (the site is at the version above the change going down, below it going up).
+void reduce_axes_18(NormSite& s, bool up);
+void split_18(NormSite& s, bool up);
+void pad_18(NormSite& s, bool up);
+void dft_20(NormSite& s, bool up);
+void gridsample_20(NormSite& s, bool up);
+void optional_has_element_18(NormSite& s, bool up);
+
 // --inference: turns a training node into an inference node at its own
 // version (is_test = 1 / one output / training_mode removed). Returns
 // false when it already was one.

@@ -1,0 +1,55 @@
+// Reading a node's constant inputs, for steps that turn an input into an
+// attribute: the input must be an initializer or a Constant's output.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "model/node_label.h"
+#include "model/tensor_proto.h"
+#include "transforms/steps/step.h"
+
+namespace bnorm::steps {
+
+std::optional<Tensor> constant_input(const NormSite& s, int index) {
+  if (index >= s.node.input_size() || s.node.input(index).empty()) return std::nullopt;
+  const auto c = s.env->index->constant(*s.scope, s.node.input(index));
+  if (!c) return std::nullopt;
+  return decode_tensor(*c->tensor);
+}
+
+std::vector<int64_t> constant_ints(const NormSite& s, int index, const std::string& what, const std::string& why) {
+  const std::string& name = s.node.input(index);
+  const auto t = constant_input(s, index);
+  if (!t) {
+    throw Error(ErrorKind::unsupported,
+                fmt::format("input '{}' ({}) is not a constant (initializer or Constant), so it cannot {}", name, what,
+                            why))
+        .at_node(node_label(s.node), s.node.op_type(), s.version);
+  }
+  std::vector<int64_t> out;
+  for (double v : t->to_f64()) out.push_back(static_cast<int64_t>(std::llround(v)));
+  return out;
+}
+
+void drop_input(onnx::NodeProto& n, int index) {
+  if (index >= n.input_size()) return;
+  n.set_input(index, "");
+  while (n.input_size() > 0 && n.input(n.input_size() - 1).empty()) n.mutable_input()->RemoveLast();
+}
+
+void set_input(onnx::NodeProto& n, int index, const std::string& value) {
+  while (n.input_size() <= index) n.add_input("");
+  n.set_input(index, value);
+}
+
+int64_t int_attr(const onnx::NodeProto& n, const std::string& name, int64_t otherwise) {
+  const auto* a = find_attr(n, name);
+  return a ? a->i() : otherwise;
+}
+
+[[noreturn]] void refuse(const NormSite& s, const std::string& why) {
+  throw Error(ErrorKind::unsupported, why).at_node(node_label(s.node), s.node.op_type(), s.version);
+}
+
+}  // namespace bnorm::steps
