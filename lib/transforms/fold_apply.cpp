@@ -37,14 +37,6 @@ void add_initializer(onnx::GraphProto& g, const Tensor& t, const std::string& na
   for (auto d : t.dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
-void put_tensor(onnx::GraphProto& g, const Tensor& t, const std::string& name, bool in_place, bool list_as_input) {
-  if (in_place) {
-    onnx::TensorProto* init = find_initializer(g, name);
-    encode_tensor(t, init);
-  } else {
-    add_initializer(g, t, name, list_as_input);
-  }
-}
 
 void set_float_attr(onnx::NodeProto& n, const std::string& name, float v) {
   for (auto& a : *n.mutable_attribute()) {
@@ -70,6 +62,15 @@ void add_int_attr_if_absent(onnx::NodeProto& n, const std::string& name, int64_t
 }
 
 }  // namespace
+
+void put_tensor(onnx::GraphProto& g, const Tensor& t, const std::string& name, bool in_place, bool list_as_input) {
+  if (in_place) {
+    onnx::TensorProto* init = find_initializer(g, name);
+    encode_tensor(t, init);
+  } else {
+    add_initializer(g, t, name, list_as_input);
+  }
+}
 
 void apply_fold(Model& model, FoldPlan& p, int64_t opset, bool weight_written, FoldFinish& finish) {
   const bool inputs_list_initializers = model.proto.ir_version() < 4;

@@ -43,6 +43,9 @@ struct FoldFinish {
 // Nodes and tensors are not removed here (pointers into the model must
 // stay valid until every fold is written): that is finish_folds().
 void apply_fold(Model& model, FoldPlan& plan, int64_t opset, bool weight_written, FoldFinish& finish);
+// Writes `t` over the initializer `name` of `g` (in_place), or adds it as a
+// new initializer (also a graph input when list_as_input: IR < 4).
+void put_tensor(onnx::GraphProto& g, const Tensor& t, const std::string& name, bool in_place, bool list_as_input);
 // Deletes the folded BN nodes and what nobody uses any more.
 void finish_folds(Model& model, FoldFinish& finish);
 // Sets the report's size estimates and adds one warning per entry of

@@ -50,9 +50,8 @@ std::vector<int64_t> x_shape(const onnx::TypeProto* t, const onnx::NodeProto& pr
   return shape;
 }
 
-// A model of `nodes` (in order) whose only input is `x` and output `y`;
-// every other input of the nodes is a constant copied from `src`.
-// With `widen`, every floating tensor becomes float64 (exactly).
+}  // namespace
+
 Model cut(const Model& src, const GraphIndex& index, const GraphIndex::Scope& scope,
           const std::vector<const onnx::NodeProto*>& nodes, const std::string& x, const onnx::TypeProto& x_type,
           const std::vector<int64_t>& shape, const std::string& y, bool widen) {
@@ -87,7 +86,21 @@ Model cut(const Model& src, const GraphIndex& index, const GraphIndex::Scope& sc
   return m;
 }
 
-}  // namespace
+void compare_fold(const std::vector<double>& y0, const Tensor& y1, FoldCheck& check) {
+  const std::vector<double> v1 = y1.to_f64();
+  const bool half = y1.dtype == DType::float16 || y1.dtype == DType::bfloat16;
+  check.type = dtype_name(y1.dtype);
+  check.rtol = half ? 1e-2 : 1e-4;
+  double scale = 0;
+  for (size_t i = 0; i < y0.size(); ++i) {
+    if (std::isnan(y0[i]) != std::isnan(v1[i])) check.max_abs = INFINITY;
+    if (!std::isfinite(y0[i]) || !std::isfinite(v1[i])) continue;
+    scale = std::max(scale, std::fabs(y0[i]));
+    check.max_abs = std::max(check.max_abs, std::fabs(v1[i] - y0[i]));
+  }
+  check.max_rel = scale > 0 ? check.max_abs / scale : check.max_abs;
+  check.pass = check.max_abs <= check.rtol * scale;
+}
 
 std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, const FoldReport& report, uint64_t seed) {
   const onnx::ModelProto inferred = with_inferred_shapes(before.proto);
@@ -111,20 +124,7 @@ std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, con
       std::map<std::string, Tensor> wide;
       for (const auto& [name, t] : inputs) wide[name] = Tensor::from_f64(DType::float64, t.dims, t.to_f64(), name);
       const std::vector<double> y0 = evaluate(m0, wide).at(f.output).to_f64();
-      const Tensor y1 = evaluate(m1, inputs).at(f.output);
-      const std::vector<double> v1 = y1.to_f64();
-      const bool half = y1.dtype == DType::float16 || y1.dtype == DType::bfloat16;
-      check.type = dtype_name(y1.dtype);
-      check.rtol = half ? 1e-2 : 1e-4;
-      double scale = 0;
-      for (size_t i = 0; i < y0.size(); ++i) {
-        if (std::isnan(y0[i]) != std::isnan(v1[i])) check.max_abs = INFINITY;
-        if (!std::isfinite(y0[i]) || !std::isfinite(v1[i])) continue;
-        scale = std::max(scale, std::fabs(y0[i]));
-        check.max_abs = std::max(check.max_abs, std::fabs(v1[i] - y0[i]));
-      }
-      check.max_rel = scale > 0 ? check.max_abs / scale : check.max_abs;
-      check.pass = check.max_abs <= check.rtol * scale;
+      compare_fold(y0, evaluate(m1, inputs).at(f.output), check);
     } catch (Error& e) {
       e.at_node(f.bn_label, "BatchNormalization").context("while verifying its fold into '" + f.producer_label + "'");
       throw;

@@ -19,7 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "model/graph_index.h"
 #include "model/model.h"
+#include "model/tensor.h"
 #include "transforms/fold.h"
 
 namespace bnorm {
@@ -34,6 +36,18 @@ struct FoldCheck {
   double rtol = 0;
   bool pass = true;
 };
+
+// Shared with the norm-family fold's verification (norm_fold.h):
+// A model of `nodes` (in order) whose only input is `x` (of x_type's element
+// type and `shape`) and output `y`; every other input of the nodes is a
+// constant of `src` (read through decode_as_saved). With `widen`, every
+// floating tensor becomes float64 (exactly).
+Model cut(const Model& src, const GraphIndex& index, const GraphIndex::Scope& scope,
+          const std::vector<const onnx::NodeProto*>& nodes, const std::string& x, const onnx::TypeProto& x_type,
+          const std::vector<int64_t>& shape, const std::string& y, bool widen);
+// Sets check's type, rtol, max_abs, max_rel and pass: the folded output y1
+// against the float64 reference y0.
+void compare_fold(const std::vector<double>& y0, const Tensor& y1, FoldCheck& check);
 
 std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, const FoldReport& report, uint64_t seed);
 

@@ -1,0 +1,120 @@
+// bnorm fold --norms all: the norm family's affine folded into its consumer,
+// reported in text and JSON, proved by --verify; without --norms only
+// BatchNormalization folds.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "eval/test_graph.h"
+#include "support.h"
+
+using namespace bnorm;
+using namespace bnorm::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+Tensor f32(const std::vector<int64_t>& dims, double first) {
+  int64_t n = 1;
+  for (auto d : dims) n *= d;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = first + 0.25 * static_cast<double>(i % 7) - 0.5;
+  return Tensor::from_f64(DType::float32, dims, v);
+}
+
+// x [2, 8] -> LayerNormalization 'ln' -> Gemm 'fc' (transB 1, C) -> h
+//   -> Relu -> LayerNormalization (unnamed) -> Relu -> z (kept: not read by Gemm/MatMul).
+fs::path save_model_file(const TempDir& tmp) {
+  GraphBuilder g(17);
+  g.input("x", DType::float32, {2, 8});
+  g.node("LayerNormalization", {"x", "s", "b"}, {"y"}, "ln");
+  set_attr(g.node("Gemm", {"y", "W", "C"}, {"h"}, "fc"), "transB", int64_t{1});
+  g.node("Relu", {"h"}, {"r"}, "relu1");
+  g.node("LayerNormalization", {"r", "s2"}, {"y2"}, "").set_name("");
+  g.node("Relu", {"y2"}, {"z"}, "relu2");
+  g.initializer("s", f32({8}, 1.0));
+  g.initializer("b", f32({8}, 0.1));
+  g.initializer("W", f32({4, 8}, -0.3));
+  g.initializer("C", f32({4}, 0.2));
+  g.initializer("s2", f32({4}, 0.7));
+  g.output("z");
+  Model m = g.model();
+  std::string bytes;
+  REQUIRE(m.proto.SerializeToString(&bytes));
+  write_file(tmp / "ln.onnx", bytes);
+  return tmp / "ln.onnx";
+}
+
+}  // namespace
+
+TEST_CASE("fold --norms all folds a LayerNormalization into its Gemm, keeps the other, and --verify proves it",
+          "[fold][cli][norm_fold]") {
+  TempDir tmp;
+  const fs::path in = save_model_file(tmp);
+  const auto r = run_cli({"fold", in.string(), "-o", (tmp / "out.onnx").string(), "--norms", "all", "--verify"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("folded 0 of 0 BatchNormalization nodes"));
+  CHECK_THAT(r.out, Catch::Contains(
+                        "folded the affine of 1 of 2 LayerNormalization, RMSNormalization and GroupNormalization nodes"));
+  CHECK_THAT(r.out, Catch::Contains("  folded   LayerNormalization 'ln' into Gemm 'fc'\n"));
+  CHECK_THAT(r.out, Catch::Contains("  kept     LayerNormalization #3 -> 'y2': output 'y2' is read by Relu, not Gemm or "
+                                    "MatMul\n"));
+  CHECK_THAT(r.out, Catch::Contains("  verified   ln into 'fc' on X float [2, 8]"));
+  CHECK(fs::exists(tmp / "out.onnx"));
+
+  // The folded model computes what the input did.
+  const auto cmp = run_cli({"eval", in.string(), "--compare", (tmp / "out.onnx").string(), "--random", "3"});
+  INFO(cmp.out << cmp.err);
+  CHECK(cmp.exit_code == 0);
+}
+
+TEST_CASE("fold --norms all reports norm folds in JSON beside the BN fields", "[fold][cli][norm_fold]") {
+  TempDir tmp;
+  const fs::path in = save_model_file(tmp);
+  const auto r =
+      run_cli({"fold", in.string(), "-o", (tmp / "out.onnx").string(), "--norms", "all", "--verify", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["batch_norm_nodes"] == 0);
+  CHECK(j["norm_nodes"] == 2);
+  REQUIRE(j["norms_folded"].size() == 1);
+  const auto& f = j["norms_folded"][0];
+  CHECK(f["norm"] == "ln");
+  CHECK(f["norm_op"] == "LayerNormalization");
+  CHECK(f["norm_label"] == "ln");
+  CHECK(f["norm_index"] == 0);
+  CHECK(f["consumer"] == "fc");
+  CHECK(f["consumer_op"] == "Gemm");
+  CHECK(f["consumer_label"] == "fc");
+  CHECK(f["bias_into"] == "C");
+  REQUIRE(j["norms_not_folded"].size() == 1);
+  CHECK(j["norms_not_folded"][0]["norm"] == "");
+  CHECK(j["norms_not_folded"][0]["norm_label"] == "LayerNormalization #3 -> 'y2'");
+  CHECK(j["norms_not_folded"][0]["norm_index"] == 3);
+  REQUIRE(j["verify_norms"].size() == 1);
+  CHECK(j["verify_norms"][0]["norm"] == "ln");
+  CHECK(j["verify_norms"][0]["consumer"] == "fc");
+  CHECK(j["verify_norms"][0]["pass"] == true);
+  CHECK(j["written"] == true);
+  CHECK(j["unchanged_copy"] == false);
+}
+
+TEST_CASE("fold without --norms leaves LayerNormalization alone, and --norms takes bn or all only",
+          "[fold][cli][norm_fold]") {
+  TempDir tmp;
+  const fs::path in = save_model_file(tmp);
+  const auto r = run_cli({"fold", in.string(), "-o", (tmp / "out.onnx").string(), "--json"});
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK_FALSE(j.contains("norm_nodes"));
+  CHECK_FALSE(j.contains("norms_folded"));
+  CHECK(j["unchanged_copy"] == true);
+  const auto text = run_cli({"fold", in.string(), "-o", (tmp / "b.onnx").string(), "--norms", "bn"});
+  CHECK(text.exit_code == 0);
+  CHECK_THAT(text.out, !Catch::Contains("LayerNormalization"));
+  const auto bad = run_cli({"fold", in.string(), "-o", (tmp / "c.onnx").string(), "--norms", "some"});
+  CHECK(bad.exit_code != 0);
+  CHECK_THAT(bad.err, Catch::Contains("--norms"));
+}
