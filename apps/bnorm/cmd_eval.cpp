@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -56,6 +57,7 @@ int run_dirs(const EvalCliOptions& o) {
   if (o.atol) tol.atol = *o.atol;
   int passed = 0, failed = 0, skipped = 0, errors = 0;
   json tests = json::array();
+  std::vector<DirResult> results;
   for (const auto& given_root : o.paths) {
     // "dir/" names the folder "dir", not "".
     fs::path root = fs::path(given_root).lexically_normal();
@@ -64,12 +66,17 @@ int run_dirs(const EvalCliOptions& o) {
       const std::string name = dir.filename().string();
       if (!o.filter.empty() && fnmatch(o.filter.c_str(), name.c_str(), 0) != 0) continue;
       BackendTestResult r;
+      const auto start = std::chrono::steady_clock::now();
       try {
         r = run_backend_test(dir, tol);
       } catch (const Error& e) {
         // One broken folder does not stop the others; it sets the exit code.
         r.name = name;
         r.error = e.message();
+      }
+      if (!o.junit.empty() || !o.report.empty()) {
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        results.push_back({r, took.count()});
       }
       if (!r.error.empty()) ++errors;
       else if (r.skipped) ++skipped;
@@ -109,6 +116,7 @@ int run_dirs(const EvalCliOptions& o) {
   if (passed + failed + skipped + errors == 0) {
     throw Error(ErrorKind::usage, fmt::format("--filter '{}' matches no test folder", o.filter));
   }
+  if (!o.junit.empty()) write_report_file(o.junit, dirs_junit(results));
   if (o.json) {
     std::cout << json_text({{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped},
                             {"errors", errors}, {"rtol", tol.rtol}, {"atol", tol.atol}})
@@ -236,6 +244,7 @@ Runner add_eval(CLI::App& app) {
   sub->add_option("--atol", opt->atol, "Absolute tolerance (folders: 1e-7; --compare: 1e-5, 1e-2 for 16-bit types)");
   sub->add_flag("--json", opt->json, "Print the results as JSON (schema in docs/cli.md)");
   sub->add_flag("--trace", opt->trace, "--compare: compare every value both models compute, report the first divergence");
+  sub->add_option("--junit", opt->junit, "Also write the results as JUnit XML to this file");
   sub->add_option("--inputs", opt->inputs_dir, "--compare: a folder of input sets (test_data_set_*/input_N.pb, or NAME.pb/.npy)");
   return [opt]() {
     std::error_code ec;

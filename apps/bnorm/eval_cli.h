@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "eval/backend_dir.h"
 #include "eval/compare.h"
+#include "eval/trace.h"
 #include "model/model.h"
 #include "model/tensor.h"
 
@@ -47,6 +49,16 @@ std::string diff_text(const Diff& d);
 
 // eval A --compare B [--trace] [--inputs DIR] [--junit F] [--report F].
 int run_compare(const EvalCliOptions& o);
+
+// One conformance folder's result and how long it took.
+struct DirResult {
+  BackendTestResult result;
+  double seconds = 0;
+};
+
+// --junit: one testcase per folder; one per compared output of A.
+std::string dirs_junit(const std::vector<DirResult>& results);
+std::string compare_junit(const EvalCliOptions& o, const TraceResult& r);
 
 // Writes `text` to `path` atomically (--junit, --report).
 void write_report_file(const std::string& path, const std::string& text);

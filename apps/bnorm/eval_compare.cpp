@@ -182,6 +182,7 @@ int run_compare(const EvalCliOptions& o) {
       if (!found) throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", out.name(), o.compare));
     }
   }
+  if (!o.junit.empty()) write_report_file(o.junit, compare_junit(o, r));
   if (o.json) {
     json j = {{"a", o.paths[0]}, {"b", o.compare}, {"seed", o.seed.value_or(0)}, {"outputs", outputs},
               {"pass", all}, {"data_sets", r.data_sets}};

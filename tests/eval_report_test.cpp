@@ -1,0 +1,231 @@
+// bnorm eval's report files: JUnit XML read back by a small XML reader, and
+// the HTML report rendered by headless Chromium.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "eval/test_graph.h"
+#include "model/model.h"
+#include "model/tensor_file.h"
+#include "support.h"
+
+using namespace bnorm;
+using namespace bnorm::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Enough XML for JUnit files: elements, attributes, text, entities,
+// the declaration; anything malformed fails the test.
+struct Element {
+  std::string tag;
+  std::map<std::string, std::string> attrs;
+  std::vector<std::unique_ptr<Element>> children;
+  std::string text;
+  int count(const std::string& t) const {
+    int n = 0;
+    for (const auto& c : children) n += c->tag == t;
+    return n;
+  }
+  const Element* child(const std::string& t) const {
+    for (const auto& c : children)
+      if (c->tag == t) return c.get();
+    return nullptr;
+  }
+  int attr_int(const std::string& a) const { return std::stoi(attrs.at(a)); }
+};
+
+class XmlReader {
+ public:
+  explicit XmlReader(std::string s) : s_(std::move(s)) {}
+  std::unique_ptr<Element> document() {
+    skip_space();
+    if (s_.compare(i_, 5, "<?xml") == 0) i_ = s_.find("?>", i_) + 2;
+    skip_space();
+    auto root = element();
+    skip_space();
+    REQUIRE(i_ == s_.size());
+    return root;
+  }
+
+ private:
+  std::unique_ptr<Element> element() {
+    REQUIRE(s_.at(i_) == '<');
+    ++i_;
+    auto e = std::make_unique<Element>();
+    e->tag = name();
+    for (;;) {
+      skip_space();
+      if (s_.compare(i_, 2, "/>") == 0) {
+        i_ += 2;
+        return e;
+      }
+      if (s_.at(i_) == '>') break;
+      const std::string a = name();
+      REQUIRE(s_.at(i_) == '=');
+      REQUIRE(s_.at(i_ + 1) == '"');
+      const size_t end = s_.find('"', i_ + 2);
+      REQUIRE(end != std::string::npos);
+      REQUIRE(!e->attrs.count(a));
+      e->attrs[a] = unescape(s_.substr(i_ + 2, end - i_ - 2));
+      i_ = end + 1;
+    }
+    ++i_;
+    for (;;) {
+      const size_t lt = s_.find('<', i_);
+      REQUIRE(lt != std::string::npos);
+      e->text += unescape(s_.substr(i_, lt - i_));
+      i_ = lt;
+      if (s_.compare(i_, 2, "</") == 0) {
+        i_ += 2;
+        REQUIRE(name() == e->tag);
+        REQUIRE(s_.at(i_) == '>');
+        ++i_;
+        return e;
+      }
+      e->children.push_back(element());
+    }
+  }
+  std::string name() {
+    const size_t start = i_;
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_' || s_[i_] == '-')) ++i_;
+    REQUIRE(i_ > start);
+    return s_.substr(start, i_ - start);
+  }
+  std::string unescape(const std::string& t) {
+    std::string out;
+    for (size_t k = 0; k < t.size(); ++k) {
+      REQUIRE(t[k] != '<');
+      if (t[k] != '&') {
+        out += t[k];
+        continue;
+      }
+      const size_t semi = t.find(';', k);
+      REQUIRE(semi != std::string::npos);
+      static const std::map<std::string, char> entities{
+          {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
+      out += entities.at(t.substr(k + 1, semi - k - 1));
+      k = semi;
+    }
+    return out;
+  }
+  void skip_space() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  std::string s_;
+  size_t i_ = 0;
+};
+
+// The suite's counts agree with its testcases; returns the suite.
+const Element& check_junit(const Element& root) {
+  REQUIRE(root.tag == "testsuites");
+  REQUIRE(root.count("testsuite") == 1);
+  const Element& suite = *root.child("testsuite");
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+  for (const auto& c : suite.children) {
+    REQUIRE(c->tag == "testcase");
+    CHECK(!c->attrs.at("name").empty());
+    CHECK(!c->attrs.at("classname").empty());
+    CHECK(c->children.size() <= 1);
+    ++tests;
+    failures += c->count("failure");
+    errors += c->count("error");
+    skipped += c->count("skipped");
+  }
+  for (const Element* e : {&root, &suite}) {
+    CHECK(e->attr_int("tests") == tests);
+    CHECK(e->attr_int("failures") == failures);
+    CHECK(e->attr_int("errors") == errors);
+    CHECK(e->attr_int("skipped") == skipped);
+  }
+  return suite;
+}
+
+const Element* testcase(const Element& suite, const std::string& name) {
+  for (const auto& c : suite.children)
+    if (c->attrs.at("name") == name) return c.get();
+  return nullptr;
+}
+
+// A folder of four test folders: one passes, one fails, one is skipped
+// (an op of another domain), one cannot run (model.onnx is not a model).
+fs::path conformance_mix(const TempDir& tmp) {
+  const fs::path root = tmp / "suite";
+  const fs::path src = fs::path(ONNX_TESTDATA_DIR) / "node/test_batchnorm_example";
+  fs::create_directories(root);
+  fs::copy(src, root / "test_pass", fs::copy_options::recursive);
+  fs::copy(src, root / "test_fail<&>", fs::copy_options::recursive);
+  Tensor y = read_tensor_file(root / "test_fail<&>/test_data_set_0/output_0.pb");
+  y.data<float>()[3] += 1.0f;
+  write_tensor_file(y, root / "test_fail<&>/test_data_set_0/output_0.pb");
+  GraphBuilder b(13);
+  b.input("x", DType::float32, {2});
+  b.node("Frobnicate", {"x"}, {"y"}).set_domain("com.example");
+  b.output("y");
+  Model m = b.model();
+  fs::create_directories(root / "test_skip/test_data_set_0");
+  save_model(m, root / "test_skip/model.onnx");
+  Tensor x(DType::float32, {2});
+  write_tensor_file(x, root / "test_skip/test_data_set_0/input_0.pb");
+  write_tensor_file(x, root / "test_skip/test_data_set_0/output_0.pb");
+  fs::create_directories(root / "test_broken");
+  write_file(root / "test_broken/model.onnx", "not a model");
+  return root;
+}
+
+}  // namespace
+
+TEST_CASE("eval DIR --junit writes one testcase per folder with consistent counts", "[cli][trace][junit]") {
+  TempDir tmp;
+  const fs::path root = conformance_mix(tmp);
+  const auto r = run_cli({"eval", root.string(), "--junit", (tmp / "j.xml").string()});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);  // a folder could not run
+  const auto doc = XmlReader(read_file(tmp / "j.xml")).document();
+  const Element& suite = check_junit(*doc);
+  CHECK(suite.attr_int("tests") == 4);
+  CHECK(suite.attr_int("failures") == 1);
+  CHECK(suite.attr_int("errors") == 1);
+  CHECK(suite.attr_int("skipped") == 1);
+  REQUIRE(testcase(suite, "test_pass"));
+  CHECK(testcase(suite, "test_pass")->children.empty());
+  const Element* fail = testcase(suite, "test_fail<&>");
+  REQUIRE(fail);
+  REQUIRE(fail->child("failure"));
+  CHECK(fail->child("failure")->attrs.at("message").find("test_data_set_0 y: max abs 1") == 0);
+  CHECK(fail->child("failure")->text.find("elements outside tolerance") != std::string::npos);
+  REQUIRE(testcase(suite, "test_skip"));
+  CHECK(testcase(suite, "test_skip")->child("skipped")->attrs.at("message").find("com.example") != std::string::npos);
+  REQUIRE(testcase(suite, "test_broken"));
+  CHECK(testcase(suite, "test_broken")->child("error"));
+}
+
+TEST_CASE("eval --compare --junit writes one testcase per output", "[cli][trace][junit]") {
+  TempDir tmp;
+  for (const char* op : {"Neg", "Identity"}) {
+    GraphBuilder b(13);
+    b.input("x", DType::float32, {3});
+    b.node("Relu", {"x"}, {"r"}, "relu");
+    b.node(op, {"x"}, {"n"}, "neg");
+    b.output("r");
+    b.output("n");
+    Model m = b.model();
+    save_model(m, tmp / (std::string(op) == "Neg" ? "a.onnx" : "b.onnx"));
+  }
+  const auto r = run_cli({"eval", (tmp / "a.onnx").string(), "--compare", (tmp / "b.onnx").string(), "--random", "1",
+                          "--trace", "--junit", (tmp / "c.xml").string()});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  const auto doc = XmlReader(read_file(tmp / "c.xml")).document();
+  const Element& suite = check_junit(*doc);
+  CHECK(suite.attr_int("tests") == 2);
+  CHECK(suite.attr_int("failures") == 1);
+  REQUIRE(testcase(suite, "r"));
+  CHECK(testcase(suite, "r")->children.empty());
+  REQUIRE(testcase(suite, "n"));
+  REQUIRE(testcase(suite, "n")->child("failure"));
+  CHECK(testcase(suite, "n")->child("failure")->text.find("first divergence: 'n' produced in A by neg") !=
+        std::string::npos);
+}
