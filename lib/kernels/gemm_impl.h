@@ -10,7 +10,8 @@
 // in registers. Past the first KC rows of B the tile reloads C and goes on
 // adding, so each element still sums in p order. Rows past a multiple of
 // MR take tiles of 4, 2 and 1 rows; columns past the last full panel go
-// through a copy of the C tile.
+// through a copy of the C tile. Products of one or two rows skip the
+// packing (gemm_few_rows).
 #pragma once
 
 #include <algorithm>
@@ -109,9 +110,27 @@ inline void gemm_pack_b(const T* b, size_t ldb, size_t kc, size_t nc, T* block) 
   }
 }
 
+// A few rows (a matrix-vector product, a fully connected layer on one
+// image): B is read once either way, so it is not packed; each row of C
+// adds the rows of B scaled by A's elements, in p order.
+template <class T>
+inline void gemm_few_rows(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, size_t m, size_t n,
+                          size_t k, bool accumulate) noexcept {
+  for (size_t i = 0; i < m; ++i) {
+    T* __restrict ci = c + i * ldc;
+    if (!accumulate) std::fill(ci, ci + n, T(0));
+    for (size_t p = 0; p < k; ++p) {
+      const T x = a[i * lda + p];
+      const T* __restrict bp = b + p * ldb;
+      for (size_t j = 0; j < n; ++j) ci[j] += x * bp[j];
+    }
+  }
+}
+
 template <class V, size_t MR, size_t NV, class T>
 inline void gemm_body(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, size_t m, size_t n,
                       size_t k, bool accumulate) noexcept {
+  if (m < 3) return gemm_few_rows(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
   constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>(), NC = kPanels * NR;
   alignas(64) T block[KC * NC];  // kPanels panels of KC x NR
   alignas(64) T apack[gemm_as<V, NV, T>() * MR];
