@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/error.h"
@@ -22,10 +23,18 @@ struct Tally {
   std::vector<std::string> failures;
 };
 
+// ONNX 1.12's data for Cast/CastLike float -> bfloat16 truncate (its
+// reference did); ONNX 1.13 on specify and test rounding to nearest even,
+// which bnorm does (ONNX 1.23's folders of the same names pass,
+// tests/conformance_1_23_test.cpp). Not run here.
+const char* kSuperseded[] = {"test_cast_FLOAT_to_BFLOAT16", "test_castlike_FLOAT_to_BFLOAT16",
+                             "test_castlike_FLOAT_to_BFLOAT16_expanded"};
+
 Tally run_all(const fs::path& root, const std::vector<std::string>& families) {
   Tally t;
   for (const auto& dir : bnorm::find_backend_tests(root)) {
     const std::string name = dir.filename().string();
+    if (std::find(std::begin(kSuperseded), std::end(kSuperseded), name) != std::end(kSuperseded)) continue;
     bnorm::BackendTestResult r;
     try {
       r = bnorm::run_backend_test(dir, {1e-3, 1e-7});

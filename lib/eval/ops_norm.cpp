@@ -99,9 +99,22 @@ Tensors batch_norm(const OpContext& ctx, const NormNode& nn, const Tensor& x, co
   return out;
 }
 
+// bfloat16 exists from BatchNormalization-14 and InstanceNormalization-22
+// on; an earlier node holding it is invalid, not read with a later meaning.
+void refuse_bfloat16_before(const OpContext& ctx, int since) {
+  if (ctx.version >= since) return;
+  for (const Tensor* t : ctx.inputs) {
+    if (t && t->dtype == DType::bfloat16) {
+      fail(ErrorKind::input, "bfloat16 is a type of {} from version {} on; this node is version {}",
+           ctx.node->op_type(), since, ctx.version);
+    }
+  }
+}
+
 }  // namespace
 
 Tensors op_batch_norm(const OpContext& ctx) {
+  refuse_bfloat16_before(ctx, 14);
   const NormNode nn = read_norm_node(*ctx.node, ctx.opset);
   const Tensor& x = ctx.required(0, "X");
   if (!is_floating(x.dtype)) fail(ErrorKind::input, "input 'X' has type {}, expected a floating type", dtype_name(x.dtype));
@@ -119,6 +132,7 @@ Tensors op_batch_norm(const OpContext& ctx) {
 }
 
 Tensors op_instance_norm(const OpContext& ctx) {
+  refuse_bfloat16_before(ctx, 22);
   const NormNode nn = read_norm_node(*ctx.node, ctx.opset);
   const Tensor& x = ctx.required(0, "input");
   if (!is_floating(x.dtype)) {

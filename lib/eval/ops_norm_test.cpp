@@ -292,3 +292,34 @@ TEST_CASE("a BatchNormalization that names no output runs without writing past i
   b.node("BatchNormalization", {"X", "s", "b", "m", "v"}, {}, "bn");
   CHECK(bnorm::evaluate(b.model(), {{"X", bnorm::Tensor(bnorm::DType::float32, {1, 2, 2})}}).empty());
 }
+
+TEST_CASE("bfloat16 is refused where the schema has none: BatchNormalization before 14, InstanceNormalization before 22",
+          "[eval][norm][regression]") {
+  using bnorm::DType;
+  const std::vector<int64_t> dims{1, 2, 3};
+  for (const auto& [op, version, ok] : std::vector<std::tuple<std::string, int, bool>>{
+           {"BatchNormalization", 9, false}, {"BatchNormalization", 14, true},
+           {"InstanceNormalization", 6, false}, {"InstanceNormalization", 22, true}}) {
+    INFO(op << "-" << version);
+    const bool bn = op == "BatchNormalization";
+    const BnCase k = make_case(dims, {2}, {DType::bfloat16, DType::bfloat16, DType::bfloat16}, 3);
+    bnorm::test::GraphBuilder b(version);
+    b.input("X", DType::bfloat16, dims);
+    b.initializer("scale", k.scale);
+    b.initializer("B", k.bias);
+    std::vector<std::string> in{"X", "scale", "B"};
+    if (bn) {
+      b.initializer("mean", k.mean);
+      b.initializer("var", k.var);
+      in.push_back("mean");
+      in.push_back("var");
+    }
+    b.node(op, in, {"Y"}, "norm");
+    b.output("Y");
+    if (ok) {
+      CHECK_NOTHROW(bnorm::evaluate(b.model(), {{"X", k.x}}));
+    } else {
+      CHECK_THROWS_WITH(bnorm::evaluate(b.model(), {{"X", k.x}}), Catch::Contains("bfloat16"));
+    }
+  }
+}
