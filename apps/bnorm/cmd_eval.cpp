@@ -117,6 +117,7 @@ int run_dirs(const EvalCliOptions& o) {
     throw Error(ErrorKind::usage, fmt::format("--filter '{}' matches no test folder", o.filter));
   }
   if (!o.junit.empty()) write_report_file(o.junit, dirs_junit(results));
+  if (!o.report.empty()) write_report_file(o.report, conformance_report_html(results, tol));
   if (o.json) {
     std::cout << json_text({{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped},
                             {"errors", errors}, {"rtol", tol.rtol}, {"atol", tol.atol}})
@@ -245,6 +246,7 @@ Runner add_eval(CLI::App& app) {
   sub->add_flag("--json", opt->json, "Print the results as JSON (schema in docs/cli.md)");
   sub->add_flag("--trace", opt->trace, "--compare: compare every value both models compute, report the first divergence");
   sub->add_option("--junit", opt->junit, "Also write the results as JUnit XML to this file");
+  sub->add_option("--report", opt->report, "Also write the results as one self-contained HTML page to this file");
   sub->add_option("--inputs", opt->inputs_dir, "--compare: a folder of input sets (test_data_set_*/input_N.pb, or NAME.pb/.npy)");
   return [opt]() {
     std::error_code ec;

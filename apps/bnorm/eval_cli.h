@@ -11,6 +11,7 @@
 
 #include "eval/backend_dir.h"
 #include "eval/compare.h"
+#include "eval/report_html.h"
 #include "eval/trace.h"
 #include "model/model.h"
 #include "model/tensor.h"
@@ -51,10 +52,7 @@ std::string diff_text(const Diff& d);
 int run_compare(const EvalCliOptions& o);
 
 // One conformance folder's result and how long it took.
-struct DirResult {
-  BackendTestResult result;
-  double seconds = 0;
-};
+using DirResult = FolderRow;
 
 // --junit: one testcase per folder; one per compared output of A.
 std::string dirs_junit(const std::vector<DirResult>& results);

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "eval/evaluator.h"
+#include "eval/report_html.h"
 #include "eval/trace.h"
 #include "eval_cli.h"
 
@@ -183,6 +184,10 @@ int run_compare(const EvalCliOptions& o) {
     }
   }
   if (!o.junit.empty()) write_report_file(o.junit, compare_junit(o, r));
+  if (!o.report.empty()) {
+    const std::string from = o.inputs_dir.empty() ? sets[0].name : "the sets in " + o.inputs_dir;
+    write_report_file(o.report, compare_report_html({o.paths[0], o.compare, from, o.trace, r}));
+  }
   if (o.json) {
     json j = {{"a", o.paths[0]}, {"b", o.compare}, {"seed", o.seed.value_or(0)}, {"outputs", outputs},
               {"pass", all}, {"data_sets", r.data_sets}};
