@@ -1,7 +1,13 @@
-// bnorm upgrade IN.onnx -o OUT.onnx | IN.onnx... --output-dir DIR  [--to N] [--inference] [--no-check] [--json] [--external-data NAME]
+// bnorm upgrade IN.onnx -o OUT.onnx | IN.onnx... --output-dir DIR  [--to N] [--inference] [--no-check] [--json]
+//   [--external-data NAME] [--verify [--seed S] [--dim NAME=VALUE]...]
+// --verify runs the input and the converted model through the evaluator on
+// the same random inputs; outputs off beyond tolerance: exit 1, nothing written.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +17,7 @@
 #include "core/log.h"
 #include "model/model.h"
 #include "transforms/upgrade.h"
+#include "transforms/upgrade_verify.h"
 
 namespace bnorm::cli {
 
@@ -19,8 +26,45 @@ namespace {
 struct UpgradeCliOptions {
   OutputOptions files;
   int64_t to = kUpgradeDefaultOpset;
-  bool inference = false, no_check = false, json = false;
+  bool inference = false, no_check = false, json = false, verify = false;
+  uint64_t seed = 0;
+  std::vector<std::string> dims;
 };
+
+std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& specs) {
+  std::map<std::string, int64_t> dims;
+  for (const auto& s : specs) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error(ErrorKind::usage, fmt::format("--dim expects NAME=VALUE, got '{}'", s));
+    const std::string name = s.substr(0, eq), value = s.substr(eq + 1);
+    try {
+      size_t used = 0;
+      dims[name] = std::stoll(value, &used);
+      if (used != value.size()) throw std::invalid_argument(value);
+    } catch (const std::exception&) {
+      throw Error(ErrorKind::usage, fmt::format("--dim {}: '{}' is not an integer", name, value));
+    }
+    if (dims[name] < 0) throw Error(ErrorKind::usage, fmt::format("--dim {}: must not be negative", name));
+  }
+  return dims;
+}
+
+nlohmann::json checks_json(const std::vector<UpgradeCheck>& checks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : checks) {
+    out.push_back({{"output", c.output}, {"type", c.type}, {"shape", c.shape}, {"max_abs", c.max_abs},
+                   {"max_rel", c.max_rel}, {"pass", c.pass}, {"problem", c.problem}});
+  }
+  return out;
+}
+
+void print_checks(const std::vector<UpgradeCheck>& checks) {
+  for (const auto& c : checks) {
+    std::cout << fmt::format("  {}   output '{}' {} {}: max abs {:.3g}, max rel {:.3g}{}\n",
+                             c.pass ? "verified" : "FAILED  ", c.output, c.type, shape_str(c.shape), c.max_abs,
+                             c.max_rel, c.problem.empty() ? "" : " (" + c.problem + ")");
+  }
+}
 
 nlohmann::json to_json(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJob& job) {
   nlohmann::json nodes = nlohmann::json::array(), rewrites = nlohmann::json::array();
@@ -71,19 +115,36 @@ void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJ
 }
 
 int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::json* json) {
+  const auto dims = parse_dims(opt.dims);
   Model model = load_model(job.input);
   SaveOptions save;
   save.external_data_name = opt.files.external_data;
   check_output_path(model, job.output, save);
+  std::optional<Model> before;
+  if (opt.verify) before = model;
   UpgradeOptions options;
   options.target = opt.to;
   options.inference = opt.inference;
   const UpgradeReport r = upgrade_model(model, options);
   for (const auto& w : r.warnings) log().warn("{}", w);
   if (!opt.no_check) check_model_full(model.proto, model.dir());
-  save_model(model, job.output, save);
-  if (json) *json = to_json(r, opt, job);
-  else print_text(r, opt, job);
+  std::vector<UpgradeCheck> checks;
+  if (before) checks = verify_upgrade(*before, model, opt.seed, dims);
+  const bool ok = std::all_of(checks.begin(), checks.end(), [](const UpgradeCheck& c) { return c.pass; });
+  if (ok) save_model(model, job.output, save);
+  if (json) {
+    *json = to_json(r, opt, job);
+    if (before) (*json)["verify"] = checks_json(checks);
+    (*json)["written"] = ok;
+    return ok ? kExitOk : kExitCheckFailed;
+  }
+  if (!ok) {
+    print_checks(checks);
+    std::cout << "an output of the converted model is off beyond tolerance: nothing written\n";
+    return kExitCheckFailed;
+  }
+  print_text(r, opt, job);
+  print_checks(checks);
   return kExitOk;
 }
 
@@ -98,6 +159,11 @@ Runner add_upgrade(CLI::App& app) {
   sub->add_flag("--inference", opt->inference,
                 "The model is an inference model: training BatchNormalization nodes become inference nodes");
   sub->add_flag("--no-check", opt->no_check, "Do not run ONNX's checker (with full shape inference) on the result");
+  sub->add_flag("--verify", opt->verify,
+                "Run the input and the converted model on the same random inputs; exit 1 (and write nothing) if an "
+                "output is off beyond tolerance");
+  sub->add_option("--seed", opt->seed, "Seed of --verify's random inputs (default 0)");
+  sub->add_option("--dim", opt->dims, "NAME=VALUE: the size of a symbolic dim, for --verify (repeatable)");
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
   return [opt]() {
     return run_models(opt->files, opt->json,

@@ -1,0 +1,211 @@
+// bnorm upgrade across 17..23: DFT-20, GridSample-20, attributes added
+// with defaults, attribute values added, element types that do not exist
+// at the target, the IR version, bnorm's schema check at 18+, and
+// --verify (library and CLI). Numbers compared with the evaluator.
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+#include "eval/test_graph.h"
+#include "support.h"
+#include "transforms/upgrade.h"
+#include "transforms/upgrade_verify.h"
+#include "upgrade_support.h"
+
+using namespace bnorm;
+using namespace bnorm::test;
+
+namespace {
+
+Model net(int64_t opset) {
+  GraphBuilder b(opset);
+  Model m = b.model();
+  m.proto.set_ir_version(std::max<int64_t>(3, required_ir_version(opset)));
+  m.proto.mutable_graph()->set_name("g");
+  return m;
+}
+
+onnx::GraphProto& g(Model& m) { return *m.proto.mutable_graph(); }
+
+void input(Model& m, const std::string& name, DType t, const std::vector<int64_t>& dims) {
+  add_output(g(m), name, t, dims);
+  *g(m).add_input() = g(m).output(g(m).output_size() - 1);
+  g(m).mutable_output()->RemoveLast();
+}
+
+onnx::NodeProto& node(Model& m, const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+                      const std::string& name) {
+  auto* n = g(m).add_node();
+  n->set_op_type(op);
+  n->set_name(name);
+  for (auto& i : in) n->add_input(i);
+  for (auto& o : out) n->add_output(o);
+  return *n;
+}
+
+void str_attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+void ints_attr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+const onnx::AttributeProto* attr_of(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+Model through(const Model& m, std::initializer_list<int64_t> path) {
+  Model cur = m;
+  for (int64_t to : path) {
+    INFO("to opset " << to);
+    cur = converted(cur, to);
+    expect_same_outputs(m, cur);
+  }
+  return cur;
+}
+
+}  // namespace
+
+TEST_CASE("DFT 17 <-> 20: the axis attribute (default 1) becomes an input (default -2) and back", "[upgrade][high]") {
+  for (const int64_t axis : {int64_t{-1}, int64_t{1}, int64_t{2}}) {  // -1: the attribute left out
+    INFO("axis " << axis);
+    Model m = net(17);
+    input(m, "x", DType::float32, {2, 4, 3, 1});
+    auto& d = node(m, "DFT", {"x"}, {"y"}, "dft");
+    if (axis >= 0) set_attr(d, "axis", axis);
+    add_output(g(m), "y", DType::float32, {2, 4, 3, 2});
+    const Model up = through(m, {20, 23});
+    REQUIRE(first_node(up, "DFT").input_size() == 3);
+    CHECK_FALSE(has_attr(first_node(up, "DFT"), "axis"));
+    const Model down = through(up, {18, 17});
+    CHECK(attr_of(first_node(down, "DFT"), "axis")->i() == (axis < 0 ? 1 : axis));
+  }
+  Model absent = net(20);  // no axis input at 20: -2, the last signal axis
+  input(absent, "x", DType::float32, {2, 4, 3, 1});
+  node(absent, "DFT", {"x"}, {"y"}, "dft");
+  add_output(g(absent), "y", DType::float32, {2, 4, 3, 2});
+  const Model down = through(absent, {17});
+  CHECK(attr_of(first_node(down, "DFT"), "axis")->i() == -2);
+}
+
+TEST_CASE("GridSample 16 <-> 20 renames bilinear/bicubic to linear/cubic; a 5-D GridSample stays at 20+", "[upgrade][high]") {
+  for (const std::string mode : {"bilinear", "bicubic", "nearest"}) {
+    INFO(mode);
+    Model m = net(16);
+    input(m, "x", DType::float32, {1, 2, 4, 4});
+    input(m, "grid", DType::float32, {1, 3, 3, 2});
+    str_attr(node(m, "GridSample", {"x", "grid"}, {"y"}, "gs"), "mode", mode);
+    add_output(g(m), "y", DType::float32, {1, 2, 3, 3});
+    const Model up = through(m, {20, 22});
+    const std::string renamed = mode == "nearest" ? "nearest" : mode.substr(2);
+    CHECK(attr_of(first_node(up, "GridSample"), "mode")->s() == renamed);
+    const Model down = through(up, {19, 16});
+    CHECK(attr_of(first_node(down, "GridSample"), "mode")->s() == mode);
+  }
+  Model v = net(20);
+  input(v, "x", DType::float32, {1, 1, 2, 2, 2});
+  input(v, "grid", DType::float32, {1, 2, 2, 2, 3});
+  node(v, "GridSample", {"x", "grid"}, {"y"}, "volume");
+  add_output(g(v), "y", DType::float32, {1, 1, 2, 2, 2});
+  const std::string e = upgrade_error_of(v, 16);
+  CHECK(e.find("volume (GridSample-20): input 'x' has rank 5") != std::string::npos);
+}
+
+TEST_CASE("attributes added with defaults go down at their default and are refused at another value", "[upgrade][high]") {
+  Model m = net(22);
+  input(m, "x", DType::float32, {1, 1, 5, 5});
+  auto& p = node(m, "AveragePool", {"x"}, {"p"}, "pool");
+  ints_attr(p, "kernel_shape", {2, 2});
+  ints_attr(p, "dilations", {1, 1});
+  auto& c = node(m, "Cast", {"p"}, {"y"}, "cast");
+  set_attr(c, "to", int64_t{11});
+  set_attr(c, "saturate", int64_t{1});
+  add_output(g(m), "y", DType::float64, {1, 1, 4, 4});
+  const Model down = through(m, {18, 17, 11});
+  CHECK_FALSE(has_attr(first_node(down, "AveragePool"), "dilations"));
+  CHECK_FALSE(has_attr(first_node(down, "Cast"), "saturate"));
+
+  Model wrap = net(19);
+  input(wrap, "x", DType::float32, {2, 3});
+  Tensor pads = Tensor::from_f64(DType::int64, {4}, {0, 1, 0, 1});
+  pads.name = "pads";
+  encode_tensor(pads, g(wrap).add_initializer());
+  str_attr(node(wrap, "Pad", {"x", "pads"}, {"y"}, "wrap_pad"), "mode", "wrap");
+  add_output(g(wrap), "y", DType::float32, {2, 5});
+  const std::string e = upgrade_error_of(wrap, 18);
+  CHECK(e.find("wrap_pad (Pad-19): mode = 'wrap' was added at version 19") != std::string::npos);
+}
+
+TEST_CASE("an element type no op has at the target is refused naming it; IR follows the target and the types", "[upgrade][high]") {
+  Model f8 = net(21);
+  input(f8, "x", DType::float32, {2});
+  auto& c = node(f8, "Cast", {"x"}, {"y"}, "to_f8");
+  set_attr(c, "to", int64_t{17});
+  add_output(g(f8), "y", DType::float8e4m3fn, {2});
+  const std::string e = upgrade_error_of(f8, 18);
+  CHECK(e.find("graph output 'y' is tensor(float8e4m3fn), a type no op has before opset 19 (IR 9)") != std::string::npos);
+  UpgradeReport r;
+  Model at19 = converted(f8, 19, false, &r);
+  CHECK(at19.proto.ir_version() == 9);
+  CHECK(r.to_ir == 9);
+
+  Model plain = net(23);
+  input(plain, "x", DType::float32, {2});
+  node(plain, "Relu", {"x"}, {"y"}, "relu");
+  add_output(g(plain), "y", DType::float32, {2});
+  CHECK(converted(plain, 21).proto.ir_version() == 10);
+  CHECK(converted(plain, 19).proto.ir_version() == 9);
+  CHECK(converted(plain, 15).proto.ir_version() == 8);
+  CHECK(converted(converted(plain, 15), 23).proto.ir_version() == 11);
+}
+
+TEST_CASE("bnorm's schema check at 18+ refuses every node that does not fit its schema, all at once", "[upgrade][high]") {
+  Model m = net(19);
+  input(m, "x", DType::float32, {2, 3});
+  set_attr(node(m, "Relu", {"x"}, {"r"}, "relu"), "alpha", 1.0f);
+  node(m, "ReduceMean", {"r", "a", "b"}, {"y"}, "mean");
+  add_output(g(m), "y", DType::float32, {});
+  try {
+    check_model_full(m.proto);
+    FAIL("no error");
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("relu (Relu-14): attribute 'alpha' is not an attribute of Relu-14") != std::string::npos);
+    CHECK(msg.find("mean (ReduceMean-18): 3 inputs; the schema takes 1 to 2") != std::string::npos);
+  }
+}
+
+TEST_CASE("upgrade --verify: same outputs pass and are written; a tampered result is reported off", "[upgrade][high][cli]") {
+  Model m = net(12);
+  input(m, "x", DType::float32, {2, 3});
+  ints_attr(node(m, "ReduceSum", {"x"}, {"y"}, "sum"), "axes", {1});
+  add_output(g(m), "y", DType::float32, {2, 1});
+  const Model up = converted(m, 23);
+  const auto checks = verify_upgrade(m, up, 3, {});
+  REQUIRE(checks.size() == 1);
+  CHECK(checks[0].pass);
+  Model off = up;
+  for (auto& n : *g(off).mutable_node())
+    if (n.op_type() == "ReduceSum") n.set_op_type("ReduceMax");
+  const auto bad = verify_upgrade(m, off, 3, {});
+  REQUIRE(bad.size() == 1);
+  CHECK_FALSE(bad[0].pass);
+
+  TempDir tmp;
+  const std::string in = (tmp / "in.onnx").string(), out = (tmp / "out.onnx").string();
+  save_model(m, in);
+  const auto r = run_cli({"upgrade", in, "-o", out, "--to", "21", "--verify"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("verified   output 'y'") != std::string::npos);
+  CHECK(std::filesystem::exists(out));
+}
