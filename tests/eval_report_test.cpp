@@ -1,14 +1,18 @@
 // bnorm eval's report files: JUnit XML read back by a small XML reader, and
 // the HTML report rendered by headless Chromium.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
+#include <cstdlib>
 #include <functional>
+#include <sstream>
 #include <map>
 #include <memory>
 
 #include "eval/test_graph.h"
 #include "model/model.h"
 #include "model/tensor_file.h"
+#include "model/tensor_proto.h"
 #include "support.h"
 
 using namespace bnorm;
@@ -228,4 +232,146 @@ TEST_CASE("eval --compare --junit writes one testcase per output", "[cli][trace]
   REQUIRE(testcase(suite, "n")->child("failure"));
   CHECK(testcase(suite, "n")->child("failure")->text.find("first divergence: 'n' produced in A by neg") !=
         std::string::npos);
+}
+
+namespace {
+
+struct Rendered {
+  bool started = false;
+  std::string why_not;  // when Chromium could not start
+  std::string dom;
+  std::vector<std::string> console;  // lines the page logged (errors included)
+};
+
+// Headless Chromium on a local file: its DOM after load, a screenshot, and
+// what the page logged to the console.
+Rendered render(const fs::path& page, const fs::path& screenshot, const TempDir& tmp) {
+  Rendered r;
+  const char* candidates[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser"};
+  std::string exe;
+  for (const char* c : candidates)
+    if (fs::exists(c)) exe = c;
+  if (exe.empty()) {
+    r.why_not = "no chromium executable (apt-get install chromium)";
+    return r;
+  }
+  const std::string flags = fmt::format(
+      "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update "
+      "--disable-sync --no-first-run --enable-logging=stderr --v=0 --window-size=1280,1600 --user-data-dir='{}'",
+      (tmp / "chromium-profile").string());
+  const fs::path err = tmp / "chromium.err", dom = tmp / "dom.html";
+  const std::string url = "file://" + fs::absolute(page).string();
+  const std::string dump = fmt::format("timeout 120 {} {} --dump-dom '{}' > '{}' 2> '{}'", exe, flags, url,
+                                       dom.string(), err.string());
+  const int rc = std::system(dump.c_str());
+  r.dom = fs::exists(dom) ? read_file(dom) : "";
+  if (rc != 0 || r.dom.find("<html") == std::string::npos) {
+    r.why_not = fmt::format("chromium could not start (exit {}): {}", rc, fs::exists(err) ? read_file(err).substr(0, 400) : "");
+    return r;
+  }
+  r.started = true;
+  std::istringstream lines(read_file(err));
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(":CONSOLE") != std::string::npos) r.console.push_back(line);
+  const std::string shot = fmt::format("timeout 120 {} {} --screenshot='{}' '{}' > /dev/null 2>&1", exe, flags,
+                                       screenshot.string(), url);
+  CHECK(std::system(shot.c_str()) == 0);
+  return r;
+}
+
+int occurrences(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+// The file fetches nothing and names no external resource.
+void check_self_contained(const std::string& html) {
+  for (const char* bad : {"http:", "https:", "//www", " src=", " href=", "url(", "@import"}) {
+    INFO(bad);
+    CHECK(html.find(bad) == std::string::npos);
+  }
+}
+
+bool png(const fs::path& p) {
+  const std::string b = fs::exists(p) ? read_file(p) : "";
+  return b.size() > 1000 && b.compare(1, 3, "PNG") == 0;
+}
+
+}  // namespace
+
+TEST_CASE("eval --compare --trace --report renders in Chromium with summary, table, charts and path",
+          "[cli][trace][html]") {
+  TempDir tmp;
+  Model m = load_model(testdata("demo_opset6.onnx"));
+  for (auto& t : *m.proto.mutable_graph()->mutable_initializer()) {
+    if (t.name() != "bn1.scale") continue;
+    Tensor v = decode_tensor(t);
+    v.data<float>()[0] += 0.5f;
+    encode_tensor(v, &t);
+  }
+  save_model(m, tmp / "changed.onnx");
+  const auto r = run_cli({"eval", testdata("demo_opset6.onnx").string(), "--compare", (tmp / "changed.onnx").string(),
+                          "--trace", "--report", (tmp / "r.html").string()});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 1);
+  const std::string html = read_file(tmp / "r.html");
+  check_self_contained(html);
+  const Rendered page = render(tmp / "r.html", tmp / "r.png", tmp);
+  if (!page.started) {
+    WARN("Chromium rendering skipped: " << page.why_not);
+    return;
+  }
+  INFO(page.dom.substr(0, 3000));
+  CHECK(page.console.empty());
+  CHECK(page.dom.find("id=\"summary\" class=\"summary differ\">First divergence at node <b>bn1</b>") != std::string::npos);
+  CHECK(page.dom.find("256 of 2048 elements outside tolerance") != std::string::npos);
+  // One row per value of the demo model's 9 nodes; the first divergence marked.
+  const size_t body = page.dom.find("<tbody>");
+  REQUIRE(body != std::string::npos);
+  const std::string rows = page.dom.substr(body, page.dom.find("</tbody>") - body);
+  CHECK(occurrences(rows, "<tr ") == 9);
+  CHECK(occurrences(rows, "class=\"first\"") == 1);
+  // Histograms of bn1_out and logits, the channel chart of bn1_out (NCHW).
+  CHECK(occurrences(page.dom, "<svg class=\"chart histogram\"") == 2);
+  CHECK(occurrences(page.dom, "<svg class=\"chart channels\"") == 1);
+  CHECK(occurrences(page.dom, "<title>channel ") == 8);
+  CHECK(page.dom.find("<ol id=\"path\" class=\"path\">\n<li>conv1</li>\n<li class=\"first\">bn1</li>") !=
+        std::string::npos);
+  CHECK(png(tmp / "r.png"));
+}
+
+TEST_CASE("eval DIR --report renders the pass/fail/skip/error table in Chromium", "[cli][trace][html]") {
+  TempDir tmp;
+  const fs::path root = conformance_mix(tmp);
+  const auto r = run_cli({"eval", root.string(), "--report", (tmp / "d.html").string()});
+  CHECK(r.exit_code == 2);
+  check_self_contained(read_file(tmp / "d.html"));
+  const Rendered page = render(tmp / "d.html", tmp / "d.png", tmp);
+  if (!page.started) {
+    WARN("Chromium rendering skipped: " << page.why_not);
+    return;
+  }
+  INFO(page.dom.substr(0, 3000));
+  CHECK(page.console.empty());
+  CHECK(page.dom.find("1 passed, 1 failed, 1 skipped, 1 could not run.") != std::string::npos);
+  CHECK(page.dom.find("<tr class=\"ok\"><td>PASS</td><td><code>test_pass</code>") != std::string::npos);
+  CHECK(page.dom.find("<tr class=\"fail\"><td>FAIL</td><td><code>test_fail&lt;&amp;&gt;</code></td><td>test_data_set_0 y: "
+                      "max abs 1") != std::string::npos);
+  CHECK(page.dom.find("<tr class=\"skip\"><td>SKIP</td><td><code>test_skip</code></td><td>op com.example.Frobnicate") !=
+        std::string::npos);
+  CHECK(page.dom.find("<tr class=\"error\"><td>ERROR</td><td><code>test_broken</code>") != std::string::npos);
+  CHECK(png(tmp / "d.png"));
+}
+
+TEST_CASE("the rendering check sees a page's script errors", "[cli][trace][html]") {
+  TempDir tmp;
+  write_file(tmp / "bad.html", "<!DOCTYPE html><html><body><p>x</p><script>undefined_function();</script></body></html>");
+  const Rendered page = render(tmp / "bad.html", tmp / "bad.png", tmp);
+  if (!page.started) {
+    WARN("Chromium rendering skipped: " << page.why_not);
+    return;
+  }
+  REQUIRE(page.console.size() == 1);
+  CHECK(page.console[0].find("undefined_function") != std::string::npos);
 }
