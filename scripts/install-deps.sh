@@ -9,6 +9,7 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev
   catch2 libbenchmark-dev nlohmann-json3-dev
   libonnx-testdata python3-onnx python3-numpy
+  chromium
   clang-14 libclang-rt-14-dev libomp-14-dev
 )
 
