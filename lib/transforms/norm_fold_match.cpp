@@ -47,7 +47,7 @@ bool last_axis_vector(const std::vector<int64_t>& d, int64_t n) {
 
 std::string match_gemm(const GraphIndex& index, NormFoldMatch& m) {
   const onnx::NodeProto& g = *m.consumer;
-  if (g.input(0) != m.norm->output(0)) return "the norm's output is Gemm's B, not A";
+  if (g.input(0) != m.norm->output(0)) return "the norm's output is not Gemm's A";
   if (int_attr(g, "transA", 0) != 0) return "Gemm has transA = 1 (it reads the normalized axis as rows)";
   if (g.input_size() < 2) return "Gemm has no B";
   if (auto why = constant_input(index, *m.scope, g.input(1), "Gemm B", m.weight); !why.empty()) return why;
@@ -104,7 +104,7 @@ std::string match_matmul(const GraphIndex& index, NormFoldMatch& m) {
 
 std::string match_conv(const GraphIndex& index, NormFoldMatch& m) {
   const onnx::NodeProto& cv = *m.consumer;
-  if (cv.input_size() < 2 || cv.input(0) != m.norm->output(0)) return "the norm's output is Conv's weight";
+  if (cv.input_size() < 2 || cv.input(0) != m.norm->output(0)) return "the norm's output is not Conv's X";
   if (int_attr(cv, "group", 1) != 1) return "Conv has group != 1";
   if (const auto* pads = attr(cv, "pads"))
     for (auto p : pads->ints())
