@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""Whole-network speed, bnorm against onnxruntime, one thread each (run by
+bench/model_speed.sh, which installs onnxruntime and writes the networks).
+
+    /usr/bin/python3 bench/model_speed.py --bnorm BUILD/bnorm --node-path NODE_MODULES [--runs N] MODEL...
+
+bnorm: `bnorm eval MODEL --random 1` with OMP_NUM_THREADS=1, and the same
+for a copy of the model whose graph is one Identity of the input but keeps
+every initializer (the evaluator decodes them all): that copy costs the
+parse, the weights, the input and the summary, so the difference is the
+network's evaluation. Times are the CPU time (user + system, from wait4)
+of the fastest of N processes: on a machine shared with other work, CPU
+time of one thread is what the work costs, where wall time also counts the
+waiting. onnxruntime: the fastest CPU time of 4 N warm
+InferenceSession.run calls after one warm-up (intra_op_num_threads 1,
+inter_op 1, sequential, graph optimization 'all', its default), on an
+input of the same shape. ratio = bnorm eval / onnxruntime run.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cpu_seconds(cmd, env=None):
+    """CPU time (user + system) of one process running cmd."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.read().decode()[-300:]}")
+    p.stderr.close()
+    return usage.ru_utime + usage.ru_stime
+
+
+def noop_copy(model, path):
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    del m.graph.node[:]
+    m.graph.node.append(helper.make_node("Identity", [m.graph.input[0].name], ["noop"]))
+    del m.graph.output[:]
+    m.graph.output.append(helper.make_tensor_value_info("noop", onnx.TensorProto.FLOAT, None))
+    onnx.save(m, path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("models", nargs="+")
+    ap.add_argument("--bnorm", required=True)
+    ap.add_argument("--node-path", required=True)
+    ap.add_argument("--runs", type=int, default=5)
+    a = ap.parse_args()
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    print(f"{'model':<12} {'process':>9} {'load':>9} {'eval':>9} {'ort run':>9} {'ratio':>6}   (CPU seconds)")
+    with tempfile.TemporaryDirectory() as work:
+        for path in a.models:
+            model = onnx.load(path)
+            name = os.path.splitext(os.path.basename(path))[0]
+            noop = os.path.join(work, "noop.onnx")
+            noop_copy(model, noop)
+            proc = min(cpu_seconds([a.bnorm, "eval", path, "--random", "1"], env) for _ in range(a.runs))
+            load = min(cpu_seconds([a.bnorm, "eval", noop, "--random", "1"], env) for _ in range(a.runs))
+            vi = model.graph.input[0]
+            shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+            raw = os.path.join(work, "in.bin")
+            np.random.default_rng(1).standard_normal(shape).astype(np.float32).tofile(raw)
+            manifest = {"model": os.path.abspath(path), "out_dir": work, "threads": 1, "optimization": "all",
+                        "runs": 4 * a.runs, "inputs": [{"name": vi.name, "dtype": "float32", "dims": shape, "file": raw}]}
+            mfile = os.path.join(work, "m.json")
+            with open(mfile, "w") as f:
+                json.dump(manifest, f)
+            r = subprocess.run(["node", os.path.join(HERE, "ort", "run_model.js"), mfile], capture_output=True,
+                               text=True, env=dict(os.environ, NODE_PATH=a.node_path), check=True)
+            ort = json.loads(r.stdout)["min_cpu_ms"] / 1e3
+            ev = proc - load
+            print(f"{name:<12} {proc:9.3f} {load:9.3f} {ev:9.3f} {ort:9.4f} {ev / ort:6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
