@@ -1,9 +1,10 @@
 // kernels::gemm (lib/kernels/gemm.h) on the products of whole networks, one
-// thread, at the detected SIMD level: GFLOP/s (2 M N K per call) as the
-// counter "flops". Shapes (M, N, K): Conv layers as im2col gives them
-// (M output channels, N output positions, K = input channels x kernel
-// size) of ResNet-18 at 224x224 and of bench/gen_nets.py's detector, one
-// power-of-two K (rows of A 4 KiB apart), and a fully connected layer.
+// thread, at the detected SIMD level: GFLOP/s (2 M N K per call, per second
+// of CPU time: one thread on a shared machine) as the counter "flops".
+// Shapes (M, N, K): Conv layers as im2col gives them (M output channels, N
+// output positions, K = input channels x kernel size) of ResNet-18 at
+// 224x224 and of bench/gen_nets.py's detector, one power-of-two K (rows of
+// A 4 KiB apart), and a fully connected layer.
 // Run: build/bnorm_bench --benchmark_filter=gemm
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -41,7 +42,6 @@ BENCHMARK(BM_gemm_f32)
     ->Args({32, 25600, 27})    // detector stem, 3x3/2 on 3 channels
     ->Args({1024, 100, 1024})  // detector pointwise at stride 32
     ->Args({1, 1000, 512})     // fully connected
-    ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
