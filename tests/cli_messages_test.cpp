@@ -198,3 +198,57 @@ TEST_CASE("command-line parse errors follow bnorm's format with a usage hint, ex
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err == "bnorm: error: unknown command 'frob'\n  hint: the commands are inspect, fold, eval and upgrade\n");
 }
+
+TEST_CASE("inspect lists every node of the normalization family with its attributes, defaults and parameters",
+          "[cli][inspect]") {
+  const auto ln = run_cli({"inspect", testdata("onnx-node-1.23/test_layer_normalization_4d_axis0/model.onnx").string()});
+  REQUIRE(ln.exit_code == 0);
+  CHECK_THAT(ln.out, Catch::Contains("1 normalization node, 0 foldable"));
+  CHECK_THAT(ln.out, Catch::Contains("attributes  axis=0  epsilon=1e-05 (default)  stash_type=1 (default)"));
+  CHECK_THAT(ln.out, Catch::Contains("scale       [2, 3, 4, 5] float from graph input 'W'"));
+  const auto gn = nlohmann::json::parse(
+      run_cli({"inspect", testdata("onnx-node-1.23/test_group_normalization_example/model.onnx").string(), "--json"})
+          .out);
+  REQUIRE(gn["norm_nodes"].size() == 1);
+  CHECK(gn["norm_nodes"][0]["op"] == "GroupNormalization");
+  CHECK(gn["norm_nodes"][0]["version"] == 21);
+  CHECK(gn["norm_nodes"][0]["attributes"]["num_groups"] == "2");
+  CHECK(gn["norm_nodes"][0]["foldable"] == false);
+}
+
+TEST_CASE("inspect --to N lists every node that blocks opset N first, then each node's planned conversion",
+          "[cli][inspect][upgrade]") {
+  TempDir tmp;
+  // Two LayerNormalization nodes cannot go below 17; Relu goes down type-only.
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  for (const char* name : {"ln1", "ln2"}) {
+    auto* n = g->add_node();
+    n->set_op_type("LayerNormalization");
+    n->set_name(name);
+    n->add_input(name == std::string("ln1") ? "x" : "a");
+    n->add_input("s");
+    n->add_output(name == std::string("ln1") ? "a" : "b");
+  }
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("relu");
+  relu->add_input("b");
+  relu->add_output("y");
+  *g->add_initializer() = floats("s", {4}, {1, 1, 1, 1});
+  declare(g->add_input(), "x", {2, 4});
+  declare(g->add_output(), "y", {2, 4});
+  const auto in = save(tmp, "ln.onnx", m).string();
+  const auto r = run_cli({"inspect", in, "--summary", "--to", "13"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("upgrade to opset 13"));
+  CHECK_THAT(r.out, Catch::Contains("2 nodes block it"));
+  CHECK_THAT(r.out, Catch::Contains("'ln1'"));
+  CHECK_THAT(r.out, Catch::Contains("'ln2'"));
+  const auto j = nlohmann::json::parse(run_cli({"inspect", in, "--json", "--to", "13"}).out);
+  CHECK(j["upgrade_plan"]["to_opset"] == 13);
+  CHECK(j["upgrade_plan"]["blockers"].size() == 2);
+}

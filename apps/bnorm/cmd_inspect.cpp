@@ -3,11 +3,14 @@
 
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.h"
 #include "core/error.h"
 #include "model/model.h"
 #include "transforms/inspect.h"
+#include "transforms/upgrade_preflight.h"
 
 namespace bnorm::cli {
 
@@ -17,6 +20,7 @@ struct InspectOptions {
   std::string model;
   bool json = false;
   bool summary = false;
+  std::optional<int64_t> to;
 };
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -87,8 +91,36 @@ void print_details(const NormReport& n) {
                              p.name.empty() ? "" : " '" + p.name + "'");
   }
   std::cout << fmt::format("  fold        {}\n", n.foldable ? n.fold : "no: " + n.fold);
-  std::cout << fmt::format("  upgrade 15  {}\n", n.upgrade.empty() ? "nothing to change" : join(n.upgrade, "; "));
+  if (n.op == "BatchNormalization" || n.op == "InstanceNormalization") {
+    std::cout << fmt::format("  upgrade 15  {}\n", n.upgrade.empty() ? "nothing to change" : join(n.upgrade, "; "));
+  }
   for (const auto& w : n.warnings) std::cout << fmt::format("  warning     {}\n", w);
+}
+
+nlohmann::json plan_json(const UpgradePlan& p) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& n : p.nodes) {
+    nodes.push_back({{"graph", n.graph}, {"label", n.label}, {"op", n.op}, {"from", n.from}, {"to", n.to},
+                     {"by", n.by}, {"changes", n.changes}, {"blocker", n.blocker}});
+  }
+  return {{"from_opset", p.from_opset}, {"to_opset", p.to_opset}, {"from_ir", p.from_ir}, {"to_ir", p.to_ir},
+          {"blockers", p.blockers}, {"nodes", nodes}};
+}
+
+// Pre-flight: what `upgrade --to N` would do, blockers first.
+void print_plan(const UpgradePlan& p) {
+  const std::string ir = p.to_ir > 0 ? fmt::format(" (IR {} -> {})", p.from_ir, p.to_ir) : "";
+  std::cout << fmt::format("\nupgrade to opset {}{}: {}\n", p.to_opset, ir,
+                           p.blockers.empty() ? "every node converts"
+                                              : fmt::format("{} node{} block{} it", p.blockers.size(),
+                                                            p.blockers.size() == 1 ? "" : "s",
+                                                            p.blockers.size() == 1 ? "s" : ""));
+  for (const auto& b : p.blockers) std::cout << fmt::format("  blocks   {}\n", b);
+  for (const auto& n : p.nodes) {
+    if (!n.blocker.empty()) continue;
+    std::cout << fmt::format("  {:<8} {} ({}-{} -> {}){}\n", n.by, n.label, n.op, n.from, n.to,
+                             n.changes.empty() ? "" : ": " + join(n.changes, "; "));
+  }
 }
 
 }  // namespace
@@ -99,6 +131,7 @@ Runner add_inspect(CLI::App& app) {
   sub->add_option("model", opt->model, "The .onnx model")->required();
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
   sub->add_flag("--summary", opt->summary, "Print the header and the table only, no per-node details");
+  sub->add_option("--to", opt->to, "Pre-flight: what upgrade --to N would do to every node, and every node that blocks it");
   return [opt]() {
     const Model model = load_model(opt->model);
     InspectReport r;
@@ -108,8 +141,19 @@ Runner add_inspect(CLI::App& app) {
       e.in_file(opt->model);
       throw;
     }
+    std::optional<UpgradePlan> plan;
+    if (opt->to) {
+      try {
+        plan = plan_upgrade_model(model, *opt->to);
+      } catch (Error& e) {
+        e.in_file(opt->model);
+        throw;
+      }
+    }
     if (opt->json) {
-      std::cout << json_text(to_json(r)) << "\n";
+      nlohmann::json j = to_json(r);
+      if (plan) j["upgrade_plan"] = plan_json(*plan);
+      std::cout << json_text(j) << "\n";
       return 0;
     }
     print_header(r);
@@ -117,6 +161,7 @@ Runner add_inspect(CLI::App& app) {
     if (!opt->summary) {
       for (const auto& n : r.norms) print_details(n);
     }
+    if (plan) print_plan(*plan);
     return 0;
   };
 }

@@ -88,7 +88,9 @@ NormReport describe_norm(const GraphIndex& index, const GraphIndex::Scope& scope
   r.index = node_index;
   r.op = node.op_type();
   const NormNode n = read_norm_node(node, opset);
-  r.version = n.version;
+  // The version table's (InstanceNormalization-22 shows as 22; its
+  // attributes read as at 6, which 22 only extends with bfloat16).
+  r.version = op_version_at(node.op_type(), opset);
   r.attributes = attributes_with_defaults(n);
   if (n.consumed_inputs) r.legacy.push_back("consumed_inputs");
   if (n.is_test) r.legacy.push_back("is_test");
@@ -135,6 +137,87 @@ NormReport describe_norm(const GraphIndex& index, const GraphIndex::Scope& scope
   return r;
 }
 
+// The rest of the normalization family: what each op's attributes default
+// to (from ONNX 1.23's Operators.md), per version where they differ.
+struct FamilyAttr {
+  const char* name;
+  const char* fallback;  // nullptr: required
+};
+
+std::vector<FamilyAttr> family_attributes(const std::string& op, int version) {
+  if (op == "LayerNormalization" || op == "RMSNormalization") return {{"axis", "-1"}, {"epsilon", "1e-05"}, {"stash_type", "1"}};
+  if (op == "GroupNormalization") {
+    if (version >= 21) return {{"epsilon", "1e-05"}, {"num_groups", nullptr}, {"stash_type", "1"}};
+    return {{"epsilon", "1e-05"}, {"num_groups", nullptr}};
+  }
+  if (op == "MeanVarianceNormalization") {
+    if (version == 1) return {{"across_channels", "0"}, {"normalize_variance", "1"}};
+    return {{"axes", "[0, 2, 3]"}};
+  }
+  if (op == "LpNormalization") return {{"axis", "-1"}, {"p", "2"}};
+  if (op == "LRN") return {{"alpha", "0.0001"}, {"beta", "0.75"}, {"bias", "1"}, {"size", nullptr}};
+  return {};
+}
+
+std::string attribute_text(const onnx::AttributeProto& a) {
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: return std::to_string(a.i());
+    case onnx::AttributeProto::FLOAT: return fmt::format("{}", a.f());
+    case onnx::AttributeProto::INTS: return fmt::format("[{}]", fmt::join(a.ints(), ", "));
+    case onnx::AttributeProto::STRING: return a.s();
+    default: return "?";
+  }
+}
+
+NormReport describe_family(const GraphIndex& index, const GraphIndex::Scope& scope, const onnx::NodeProto& node,
+                           int node_index, int64_t opset) {
+  NormReport r;
+  r.graph = scope.path;
+  r.name = node.name();
+  r.label = node_label(node, node_index);
+  r.index = node_index;
+  r.op = node.op_type();
+  r.version = op_version_at(node.op_type(), opset);
+  if (!r.version) {
+    r.warnings.push_back(fmt::format("{} does not exist at opset {}: {}", r.op, opset, resolve_op(r.op, opset).why_not));
+  }
+  for (const auto& fa : family_attributes(r.op, r.version)) {
+    const onnx::AttributeProto* a = nullptr;
+    for (const auto& x : node.attribute()) {
+      if (x.name() == fa.name) a = &x;
+    }
+    if (a) r.attributes.emplace_back(fa.name, attribute_text(*a));
+    else if (fa.fallback) r.attributes.emplace_back(fa.name, std::string(fa.fallback) + " (default)");
+    else r.warnings.push_back(fmt::format("required attribute '{}' is missing", fa.name));
+  }
+  r.mode = "inference";
+  r.mode_reason = "statistics of each input; no training form";
+  r.T = node.input_size() > 0 ? type_name(index.declared_type(scope, node.input(0))) : "?";
+  const bool affine = r.op == "LayerNormalization" || r.op == "GroupNormalization" || r.op == "RMSNormalization";
+  if (affine) {
+    r.params.push_back(describe_param(index, scope, "scale", node, 1));
+    if (r.op != "RMSNormalization") r.params.push_back(describe_param(index, scope, "B", node, 2));
+  }
+  const GraphIndex::Value* x = node.input_size() > 0 ? index.find(scope, node.input(0)) : nullptr;
+  if (!x) r.x_producer = "undefined";
+  else if (x->producer) r.x_producer = op_and_name(*x->producer);
+  else if (x->graph_input) r.x_producer = "graph input";
+  else if (x->initializer) r.x_producer = "initializer";
+  r.fold = affine ? "only with fold --norms all: its scale and bias into the next Gemm, MatMul or 1x1 Conv"
+                  : "does not fold (no trailing affine)";
+  return r;
+}
+
+bool is_family_norm(const onnx::NodeProto& n) {
+  static const char* kOps[] = {"LayerNormalization", "GroupNormalization", "RMSNormalization",
+                               "MeanVarianceNormalization", "LpNormalization", "LRN"};
+  if (!is_default_domain(n.domain())) return false;
+  for (const char* op : kOps) {
+    if (n.op_type() == op) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 InspectReport inspect(const Model& model) {
@@ -162,6 +245,10 @@ InspectReport inspect(const Model& model) {
       ++r.op_counts[key];
       r.op_versions[key] = onnx_op ? op_version_at(node.op_type(), r.default_opset) : 0;
       if (!onnx_op || !eval_supports(node.op_type(), r.default_opset)) ++eval_missing[key];
+      if (is_family_norm(node)) {
+        r.norms.push_back(describe_family(index, *scope, node, node_index, r.default_opset));
+        continue;
+      }
       if (!is_norm_node(node)) continue;
       try {
         r.norms.push_back(describe_norm(index, *scope, node, node_index, r.default_opset));

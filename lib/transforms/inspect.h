@@ -66,6 +66,10 @@ struct InspectReport {
   std::vector<std::string> eval_blockers;
   int64_t initializers = 0;
   bool external_data = false;
+  // Every normalization node: BatchNormalization and InstanceNormalization
+  // (read by norm_op), then LayerNormalization, GroupNormalization,
+  // RMSNormalization, MeanVarianceNormalization, LpNormalization and LRN
+  // (attributes with their defaults, types, parameters), in graph order.
   std::vector<NormReport> norms;
   int foldable = 0;
 };
