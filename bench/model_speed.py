@@ -15,6 +15,11 @@ waiting. onnxruntime: the fastest CPU time of 4 N warm
 InferenceSession.run calls after one warm-up (intra_op_num_threads 1,
 inter_op 1, sequential, graph optimization 'all', its default), on an
 input of the same shape. ratio = bnorm eval / onnxruntime run.
+
+With --matmul (no models needed), onnxruntime's MatMul W[M, K] x X[K, N]
+on bench/gemm_bench.cpp's shapes instead, in GFLOP/s per CPU second of the
+fastest of 100 runs: the counterpart of `build/bnorm_bench
+--benchmark_filter=gemm`.
 """
 import argparse
 import json
@@ -25,7 +30,7 @@ import tempfile
 
 import numpy as np
 import onnx
-from onnx import helper
+from onnx import helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -51,13 +56,43 @@ def noop_copy(model, path):
     onnx.save(m, path)
 
 
+GEMM_SHAPES = [(64, 12544, 147), (64, 3136, 576), (128, 784, 1152), (256, 196, 2304), (512, 49, 4608),
+               (32, 25600, 27), (1024, 100, 1024), (1, 1000, 512)]
+
+
+def ort_matmul(node_path):
+    with tempfile.TemporaryDirectory() as work:
+        for m, n, k in GEMM_SHAPES:
+            rng = np.random.default_rng(0)
+            w = numpy_helper.from_array(rng.standard_normal((m, k)).astype(np.float32), "W")
+            g = helper.make_graph([helper.make_node("MatMul", ["W", "input"], ["y"])], "mm",
+                                  [helper.make_tensor_value_info("input", onnx.TensorProto.FLOAT, [k, n])],
+                                  [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [m, n])], [w])
+            model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+            model.ir_version = 7
+            path, raw, mfile = (os.path.join(work, f) for f in ("mm.onnx", "in.bin", "m.json"))
+            onnx.save(model, path)
+            rng.standard_normal((k, n)).astype(np.float32).tofile(raw)
+            with open(mfile, "w") as f:
+                json.dump({"model": path, "out_dir": work, "threads": 1, "optimization": "all", "runs": 100,
+                           "inputs": [{"name": "input", "dtype": "float32", "dims": [k, n], "file": raw}]}, f)
+            r = subprocess.run(["node", os.path.join(HERE, "ort", "run_model.js"), mfile], capture_output=True,
+                               text=True, env=dict(os.environ, NODE_PATH=node_path), check=True)
+            ms = json.loads(r.stdout)["min_cpu_ms"]
+            print(f"onnxruntime MatMul M {m} N {n} K {k}: {2 * m * n * k / ms / 1e6:.1f} GFLOP/s")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("models", nargs="+")
+    ap.add_argument("models", nargs="*")
+    ap.add_argument("--matmul", action="store_true")
     ap.add_argument("--bnorm", required=True)
     ap.add_argument("--node-path", required=True)
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
+    if a.matmul:
+        ort_matmul(a.node_path)
+        return 0
     env = dict(os.environ, OMP_NUM_THREADS="1")
     print(f"{'model':<12} {'process':>9} {'load':>9} {'eval':>9} {'ort run':>9} {'ratio':>6}   (CPU seconds)")
     with tempfile.TemporaryDirectory() as work:

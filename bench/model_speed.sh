@@ -7,6 +7,8 @@
 # timed and how: bench/model_speed.py.
 #   [ORT_NODE_DIR=DIR] bash bench/model_speed.sh [BUILD_DIR] [RUNS]
 # ORT_NODE_DIR: a folder where onnxruntime-node is installed already.
+# MATMUL=1: also onnxruntime's MatMul on bench/gemm_bench.cpp's shapes, and
+# bnorm_bench's gemm benchmarks when BUILD_DIR has bnorm_bench.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
@@ -19,5 +21,9 @@ if [[ -n ${ORT_NODE_DIR:-} ]]; then nm=$ORT_NODE_DIR/node_modules; else
 fi
 /usr/bin/python3 "$here/gen_large_model.py" "$work/large.onnx"
 /usr/bin/python3 "$here/gen_nets.py" "$work"
+if [[ ${MATMUL:-0} == 1 ]]; then
+  /usr/bin/python3 "$here/model_speed.py" --bnorm "$build/bnorm" --node-path "$nm" --matmul
+  [[ ! -x $build/bnorm_bench ]] || OMP_NUM_THREADS=1 "$build/bnorm_bench" --benchmark_filter=gemm
+fi
 /usr/bin/python3 "$here/model_speed.py" --bnorm "$build/bnorm" --node-path "$nm" --runs "$runs" \
   "$work/large.onnx" "$work/resnet.onnx" "$work/detection.onnx"
