@@ -152,10 +152,12 @@ TEST_CASE("an RMSNormalization's scale folds into a Gemm with transB 0 and no C"
   g.initializer("s", f32({1, 4}, wave(4, 1)));
   g.initializer("W", f32({4, 2}, wave(8, 3)));
   g.output("z");
-  Model m = g.model();
+  const Model before = g.model();
+  Model m = before;
   const NormFoldReport r = fold_norm_affines(m);
   REQUIRE(r.folded.size() == 1);
   CHECK(r.folded[0].bias_into.empty());
+  CHECK(verify_norm_folds(before, m, r, 4).at(0).pass);
   CHECK(m.proto.graph().node(1).input_size() == 2);
   const auto x = wave(12, 7);
   auto z = linear(affine(normalize_rows(x, 4, true), wave(4, 1), {}, 4, 1), wave(8, 3), 4, 2, false);
@@ -177,10 +179,15 @@ TEST_CASE("GroupNormalization 21 (per channel) and 18 (per group) fold into a fo
     g.initializer("W", f32({5, 4, 1}, wave(20, 3)));
     g.initializer("B", f32({5}, wave(5, 4)));
     g.output("z");
-    Model m = g.model();
+    const Model before = g.model();
+    Model m = before;
     const NormFoldReport r = fold_norm_affines(m);
     REQUIRE(r.folded.size() == 1);
     CHECK(r.folded[0].bias_into == "B");
+    const auto checks = verify_norm_folds(before, m, r, 2);
+    REQUIRE(checks.size() == 1);
+    CHECK(checks[0].pass);
+    CHECK(checks[0].shape == std::vector<int64_t>{2, 4, 3});
     for (double v : decode_tensor(*init(m, "b")).to_f64()) CHECK(v == 0.0);
     const auto x = wave(24, 8);
     std::vector<double> s = wave(P, 1), b = wave(P, 2);
@@ -304,4 +311,31 @@ TEST_CASE("a MatMul after a LayerNormalization with zero bias folds without an A
     encode_tensor(Tensor::from_f64(DType::float32, {4, 3}, v), &t);
   }
   CHECK_FALSE(verify_norm_folds(before, bad, r, 7)[0].pass);
+}
+
+TEST_CASE("a float16 LayerNormalization folds into a float16 MatMul and Add; the weights stay float16 and verify",
+          "[fold][norm_fold]") {
+  auto f16 = [](const std::vector<int64_t>& dims, const std::vector<double>& v) {
+    return Tensor::from_f64(DType::float16, dims, v);
+  };
+  GraphBuilder g(17);
+  g.input("x", DType::float16, {3, 8});
+  g.node("LayerNormalization", {"x", "s", "b"}, {"y"}, "ln");
+  g.node("MatMul", {"y", "W"}, {"mm"}, "mm");
+  g.node("Add", {"mm", "A"}, {"z"}, "add");
+  g.initializer("s", f16({8}, wave(8, 1)));
+  g.initializer("b", f16({8}, wave(8, 2)));
+  g.initializer("W", f16({8, 4}, wave(32, 3)));
+  g.initializer("A", f16({4}, wave(4, 4)));
+  g.output("z");
+  const Model before = g.model();
+  Model m = before;
+  const NormFoldReport r = fold_norm_affines(m);
+  REQUIRE(r.folded.size() == 1);
+  for (const auto& t : m.proto.graph().initializer()) CHECK(t.data_type() == onnx::TensorProto::FLOAT16);
+  const auto checks = verify_norm_folds(before, m, r, 9);
+  REQUIRE(checks.size() == 1);
+  CHECK(checks[0].type == "float16");
+  CHECK(checks[0].rtol == 1e-2);
+  CHECK(checks[0].pass);
 }
