@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -15,11 +16,24 @@ namespace bnorm {
 
 namespace {
 
+// floor(log10(err)) + 14 clamped to the decade bins, without a log per
+// element: the binary exponent gives the decade within one, a table fixes it.
 int error_bin(double err) {
   if (err == 0) return 0;
   if (!std::isfinite(err)) return kErrorBins - 1;
-  const int k = static_cast<int>(std::floor(std::log10(err))) + 14;
-  return std::clamp(k, 1, kErrorBins - 2);
+  static const double kPow10[] = {1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5,
+                                  1e-4,  1e-3,  1e-2,  1e-1,  1e0,  1e1,  1e2,  1e3};
+  if (err < kPow10[1]) return 1;
+  if (err >= kPow10[15]) return kErrorBins - 2;
+  uint64_t bits;
+  std::memcpy(&bits, &err, sizeof bits);
+  const int e2 = static_cast<int>((bits >> 52) & 0x7ff) - 1023;  // err is normal here
+  // floor(e2 * log10(2)) by a fixed-point product (exact over this range), within one of the decade.
+  int k = ((e2 * 1233) >> 12) + 13;
+  k = std::clamp(k, 0, 15);
+  while (k < 15 && err >= kPow10[k + 1]) ++k;
+  while (k > 0 && err < kPow10[k]) --k;
+  return std::clamp(k + 1, 1, kErrorBins - 2);
 }
 
 // IEEE bits mapped to integers that count representable values in order,
@@ -84,52 +98,102 @@ void ValueDiff::merge(const ValueDiff& o) {
   for (size_t c = 0; c < o.channel_max.size(); ++c) channel_max[c] = std::max(channel_max[c], o.channel_max[c]);
 }
 
-// One pass over both tensors as doubles (every type converts exactly).
-ValueDiff diff_values(const Tensor& a, const Tensor& b, const Tolerance& tol) {
-  ValueDiff v;
-  Diff& d = v.diff;
-  if (a.dtype != b.dtype || a.dims != b.dims) {
-    d = compare(a, b, tol);
-    v.worst = std::numeric_limits<double>::infinity();
-    return v;
+namespace {
+
+// The ULP distance of two elements: float and double from their own bits,
+// float16/bfloat16 from theirs, other types none.
+template <typename T>
+double ulp_distance(const Tensor& a, const Tensor& b, int64_t i, int width) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using U = std::conditional_t<std::is_same_v<T, float>, uint32_t, uint64_t>;
+    U ua, ub;
+    std::memcpy(&ua, a.data<T>() + i, sizeof(U));
+    std::memcpy(&ub, b.data<T>() + i, sizeof(U));
+    return std::fabs(static_cast<double>(ordered(ua, width)) - static_cast<double>(ordered(ub, width)));
+  } else {
+    if (!width) return 0;
+    return std::fabs(static_cast<double>(ordered(bits_at(a, i), width)) -
+                     static_cast<double>(ordered(bits_at(b, i), width)));
   }
-  const std::vector<double> x = a.to_f64(), y = b.to_f64();
-  d.elements = static_cast<int64_t>(x.size());
+}
+
+// Elements [begin, end) into v; returns their largest error. x, y: the
+// elements (T* for float and double, the converted doubles otherwise);
+// a, b: the tensors, for their bits.
+template <typename T>
+double scan_range(const Tensor& a, const Tensor& b, const T* x, const T* y, int64_t begin, int64_t end,
+                  const Tolerance& tol, ValueDiff& v) {
+  Diff& d = v.diff;
   const int width = float_width(a.dtype);
-  const bool channels = a.dims.size() == 4 && a.dims[1] > 0;
-  const int64_t plane = channels ? a.dims[2] * a.dims[3] : 1;
-  if (channels) v.channel_max.assign(static_cast<size_t>(a.dims[1]), 0.0);
-  for (size_t i = 0; i < x.size(); ++i) {
+  double range_max = 0;
+  for (int64_t i = begin; i < end; ++i) {
     const double e = x[i], g = y[i];
-    if (std::isnan(e) || std::isnan(g) || std::isinf(e) || std::isinf(g)) {
-      const bool same = (std::isnan(e) && std::isnan(g)) || e == g;
-      if (!same) {
-        ++d.mismatches;
-        ++v.histogram[kErrorBins - 1];
-        v.worst = std::numeric_limits<double>::infinity();
-      } else {
-        ++v.histogram[0];
-      }
+    if (e == g) {  // equal finite values and equal infinities
+      ++v.histogram[0];
+      continue;
+    }
+    if (!std::isfinite(e) || !std::isfinite(g)) {
+      const bool both_nan = std::isnan(e) && std::isnan(g);
+      ++v.histogram[both_nan ? 0 : kErrorBins - 1];
+      if (both_nan) continue;
+      ++d.mismatches;
+      v.worst = std::numeric_limits<double>::infinity();
       continue;
     }
     const double err = std::fabs(g - e);
+    ++v.histogram[error_bin(err)];
     const double allowed = tol.atol + tol.rtol * std::fabs(e);
     d.max_abs = std::max(d.max_abs, err);
-    if (e != 0) d.max_rel = std::max(d.max_rel, err / std::fabs(e));
+    // Divide only when the ratio may be a new maximum.
+    if (e != 0 && err > d.max_rel * std::fabs(e)) d.max_rel = std::max(d.max_rel, err / std::fabs(e));
     if (!(err <= allowed)) ++d.mismatches;
-    if (err > 0) v.worst = std::max(v.worst, allowed > 0 ? err / allowed : std::numeric_limits<double>::infinity());
-    ++v.histogram[error_bin(err)];
-    if (width && err > 0) {
-      const int64_t da = ordered(bits_at(a, static_cast<int64_t>(i)), width);
-      const int64_t db = ordered(bits_at(b, static_cast<int64_t>(i)), width);
-      v.max_ulp = std::max(v.max_ulp, std::fabs(static_cast<double>(da) - static_cast<double>(db)));
+    if (err > v.worst * allowed) {
+      v.worst = std::max(v.worst, allowed > 0 ? err / allowed : std::numeric_limits<double>::infinity());
     }
-    if (channels) {
-      double& c = v.channel_max[static_cast<size_t>((static_cast<int64_t>(i) / plane) % a.dims[1])];
-      c = std::max(c, err);
-    }
+    v.max_ulp = std::max(v.max_ulp, ulp_distance<T>(a, b, i, width));
+    range_max = std::max(range_max, err);
   }
-  d.pass = d.mismatches == 0;
+  return range_max;
+}
+
+// By planes of one channel for rank-4 values, so the channel index is not
+// divided out per element.
+template <typename T>
+void scan(const Tensor& a, const Tensor& b, const T* x, const T* y, const Tolerance& tol, ValueDiff& v) {
+  const int64_t n = v.diff.elements;
+  if (v.channel_max.empty()) {
+    scan_range(a, b, x, y, 0, n, tol, v);
+    return;
+  }
+  const int64_t plane = std::max<int64_t>(a.dims[2] * a.dims[3], 1);
+  for (int64_t start = 0, block = 0; start < n; start += plane, ++block) {
+    double& c = v.channel_max[static_cast<size_t>(block % a.dims[1])];
+    c = std::max(c, scan_range(a, b, x, y, start, std::min(n, start + plane), tol, v));
+  }
+}
+
+}  // namespace
+
+// One pass over both tensors; equal elements cost a compare and a count.
+ValueDiff diff_values(const Tensor& a, const Tensor& b, const Tolerance& tol) {
+  ValueDiff v;
+  if (a.dtype != b.dtype || a.dims != b.dims) {
+    v.diff = compare(a, b, tol);
+    v.worst = std::numeric_limits<double>::infinity();
+    return v;
+  }
+  v.diff.elements = a.numel();
+  if (a.dims.size() == 4 && a.dims[1] > 0) v.channel_max.assign(static_cast<size_t>(a.dims[1]), 0.0);
+  if (a.dtype == DType::float32) {
+    scan(a, b, a.data<float>(), b.data<float>(), tol, v);
+  } else if (a.dtype == DType::float64) {
+    scan(a, b, a.data<double>(), b.data<double>(), tol, v);
+  } else {
+    // Every other type bnorm holds converts to double exactly.
+    const std::vector<double> x = a.to_f64(), y = b.to_f64();
+    scan(a, b, x.data(), y.data(), tol, v);
+  }
+  v.diff.pass = v.diff.mismatches == 0;
   return v;
 }
 
