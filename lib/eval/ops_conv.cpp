@@ -20,6 +20,8 @@
 #include <memory>
 #include <type_traits>
 
+#include <omp.h>
+
 #include "eval/attrs.h"
 #include "eval/gemm_kernel.h"
 #include "eval/numeric.h"
@@ -225,28 +227,38 @@ ConvPath conv_path(int64_t cg, const Geometry& g) {
   return unit && g.pad[0] + g.pad[1] + g.pad[2] == 0 ? ConvPath::direct : ConvPath::im2col;
 }
 
+// Below this many multiply-adds a convolution runs on the calling thread.
+constexpr double kParallelWork = 1 << 21;
+
 template <typename T>
-void conv_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, const Geometry& g, ConvPath path, T* col) {
-  const int64_t ks = g.kernel_size(), os = g.out_size();
-  if (path == ConvPath::plane) {
-    const auto u = [](int64_t v) { return static_cast<size_t>(v); };
-    const kernels::ConvPlane p{u(g.in[1]),     u(g.in[2]),     u(g.kernel[1]), u(g.kernel[2]),
-                               u(g.out[1]),    u(g.out[2]),    u(g.stride[1]), u(g.stride[2]),
-                               u(g.dil[1]),    u(g.dil[2]),    u(g.pad[1]),    u(g.pad[2])};
-    for (int64_t j = 0; j < mg; ++j) kernels::conv_plane(xg, wg + j * ks, yg + j * os, p);
+void conv_plane_group(const T* xg, const T* wg, T* yg, int64_t mg, const Geometry& g) {
+  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+  const kernels::ConvPlane p{u(g.in[1]),  u(g.in[2]),  u(g.kernel[1]), u(g.kernel[2]), u(g.out[1]), u(g.out[2]),
+                             u(g.stride[1]), u(g.stride[2]), u(g.dil[1]), u(g.dil[2]), u(g.pad[1]), u(g.pad[2])};
+  for (int64_t j = 0; j < mg; ++j) kernels::conv_plane(xg, wg + j * g.kernel_size(), yg + j * g.out_size(), p);
+}
+
+// One image and group by im2col + gemm (or X itself for `direct`). The
+// im2col matrix is made a stretch of columns at a time, small enough to
+// stay in L2 while the product reads it; stretches go to OpenMP threads,
+// each with its own part of `col` (`col_size` elements). Columns apart,
+// every sum is the same.
+template <typename T>
+void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, const Geometry& g, bool direct,
+                     T* col, int64_t col_size) {
+  const int64_t k = cg * g.kernel_size(), os = g.out_size();
+  if (direct) {
+    gemm<T>(wg, k, xg, os, yg, os, mg, os, k, false);
     return;
   }
-  if (path == ConvPath::direct) {
-    gemm<T>(wg, cg * ks, xg, os, yg, os, mg, os, cg * ks, false);
-    return;
-  }
-  // The im2col matrix a stretch of columns at a time, small enough to stay
-  // in L2 while the product reads it; columns apart, the sums are the same.
-  const int64_t width = im2col_width(cg * ks, os);
-  for (int64_t j0 = 0; j0 < os; j0 += width) {
-    const int64_t j1 = std::min(os, j0 + width);
-    im2col(xg, cg, g, j0, j1, col);
-    gemm<T>(wg, cg * ks, col, j1 - j0, yg + j0, os, mg, j1 - j0, cg * ks, false);
+  const int64_t width = im2col_width(k, os), stretches = (os + width - 1) / width;
+  const bool parallel = stretches > 1 && static_cast<double>(mg * os) * static_cast<double>(k) >= kParallelWork;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t s = 0; s < stretches; ++s) {
+    T* own = col + omp_get_thread_num() * col_size;
+    const int64_t j0 = s * width, j1 = std::min(os, j0 + width);
+    im2col(xg, cg, g, j0, j1, own);
+    gemm<T>(wg, k, own, j1 - j0, yg + j0, os, mg, j1 - j0, k, false);
   }
 }
 
@@ -298,16 +310,31 @@ Tensors op_conv(const OpContext& ctx) {
     T* y = own ? out[0].data<T>() : ky.data();
     const T* vx = values_as<T>(x, kx);
     const T* vw = values_as<T>(w, kw);
-    // Uninitialized: im2col writes every element.
+    // Uninitialized: im2col writes every element. One part per thread.
     const ConvPath path = conv_path(cg, g);
-    std::unique_ptr<T[]> col(path != ConvPath::im2col ? nullptr : new T[static_cast<size_t>(checked_buffer_numel(
-                                                                        {cg, ks, im2col_width(cg * ks, os)},
-                                                                        sizeof(T), "Conv's im2col buffer"))]);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t gi = 0; gi < group; ++gi) {
-        conv_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, cg, mg, g,
-                   path, col.get());
+    const int64_t col_size =
+        path != ConvPath::im2col
+            ? 0
+            : checked_buffer_numel({cg, ks, im2col_width(cg * ks, os)}, sizeof(T), "Conv's im2col buffer");
+    const int64_t threads = omp_get_max_threads();
+    std::unique_ptr<T[]> col(col_size ? new T[static_cast<size_t>(checked_buffer_numel(
+                                            {threads, col_size}, sizeof(T), "Conv's im2col buffers"))]
+                                      : nullptr);
+    if (path == ConvPath::plane) {
+      // Images and groups (depthwise: one channel each) to OpenMP threads.
+      const bool parallel = n * group > 1 && static_cast<double>(n * m * os) * static_cast<double>(ks) >= kParallelWork;
+#pragma omp parallel for schedule(static) if (parallel)
+      for (int64_t t = 0; t < n * group; ++t) {
+        const int64_t i = t / group, gi = t % group;
+        conv_plane_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, mg, g);
       }
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t gi = 0; gi < group; ++gi) {
+          conv_gemm_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, cg, mg, g,
+                          path == ConvPath::direct, col.get(), col_size);
+        }
+    }
     add_bias(y, b, n, m, os);
     if (!own) store_values(out[0], y);
     return 0;

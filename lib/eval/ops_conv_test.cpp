@@ -3,6 +3,7 @@
 // and Conv against the spec's float64 sum on every path of ops_conv.cpp:
 // im2col in stretches of columns, 1x1, depthwise (kernels::conv_plane), 1-D to 3-D.
 #include <catch2/catch.hpp>
+#include <omp.h>
 
 #include <cmath>
 #include <cstdint>
@@ -100,6 +101,25 @@ std::vector<double> random_values(size_t n, uint64_t seed) {
   return v;
 }
 
+// Y of Conv on cc's shapes in float32 (X, W, B as check_conv makes them).
+Tensor conv_output(const ConvCase& cc) {
+  int64_t nx = 1, nw = 1;
+  for (int64_t v : cc.x) nx *= v;
+  for (int64_t v : cc.w) nw *= v;
+  GraphBuilder b(15);
+  b.input("X", DType::float32, cc.x);
+  b.initializer("W", Tensor::from_f64(DType::float32, cc.w, random_values(static_cast<size_t>(nw), 2)));
+  b.initializer("B", Tensor::from_f64(DType::float32, {cc.w[0]}, random_values(static_cast<size_t>(cc.w[0]), 3)));
+  auto& n = b.node("Conv", {"X", "W", "B"}, {"Y"}, "conv");
+  bnorm::test::set_attr(n, "group", cc.group);
+  set_ints(n, "strides", cc.strides);
+  set_ints(n, "dilations", cc.dilations);
+  set_ints(n, "pads", cc.pads);
+  b.output("Y");
+  const auto xv = random_values(static_cast<size_t>(nx), 1);
+  return bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, cc.x, xv)}}).at("Y");
+}
+
 // Conv in float32 against the spec's sum in float64, element by element
 // within the error bound of a float sum of K + 1 terms.
 void check_conv(const ConvCase& cc) {
@@ -180,4 +200,19 @@ TEST_CASE("Conv matches the spec's float64 sum on wide outputs, groups, depthwis
   check_conv({{1, 4, 300}, {3, 4, 7}, 1, {1}, {1}, {3, 3}});
   check_conv({{1, 3, 5, 6, 7}, {2, 3, 2, 3, 3}, 1, {1, 2, 1}, {2, 1, 1}, {1, 0, 1, 0, 1, 1}});
   check_conv({{1, 2, 5, 6, 7}, {2, 1, 2, 3, 3}, 2, {1, 1, 1}, {1, 1, 1}, {0, 1, 1, 1, 0, 1}});
+}
+
+TEST_CASE("Conv gives the same bits on one thread and on several", "[eval][conv]") {
+  const int before = omp_get_max_threads();
+  // Stretches of im2col columns split across threads; depthwise groups split across threads.
+  for (const ConvCase& cc : {ConvCase{{1, 64, 30, 30}, {32, 64, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+                             ConvCase{{2, 96, 40, 40}, {96, 1, 3, 3}, 96, {1, 1}, {1, 1}, {1, 1, 1, 1}}}) {
+    omp_set_num_threads(1);
+    const Tensor one = conv_output(cc);
+    omp_set_num_threads(3);
+    const Tensor three = conv_output(cc);
+    omp_set_num_threads(before);
+    REQUIRE(one.dims == three.dims);
+    REQUIRE(one.bytes == three.bytes);
+  }
 }
