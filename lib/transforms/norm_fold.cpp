@@ -87,7 +87,7 @@ struct Writer {
     const auto* v = index.find(*m.scope, name);
     const bool init = c.kind == GraphIndex::ConstKind::initializer ||
                       c.kind == GraphIndex::ConstKind::initializer_graph_input;
-    return init && v && v->uses.size() == 1 && v->scope == m.scope;
+    return init && v && !v->graph_output && v->uses.size() == 1 && v->scope == m.scope;
   }
   // Input `i` of `node` (holding constant `c`, or nothing) takes `t`.
   void replace(const onnx::NodeProto& node, int i, const GraphIndex::Constant* c, const Tensor& t,
