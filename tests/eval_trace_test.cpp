@@ -4,6 +4,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+
 #include "eval/test_graph.h"
 #include "eval/trace.h"
 #include "model/model.h"
@@ -203,4 +207,60 @@ TEST_CASE("--trace and --inputs without --compare are usage errors", "[cli][trac
   CHECK(run_cli({"eval", (tmp / "orig.onnx").string(), "--compare", (tmp / "orig.onnx").string(), "--inputs",
                  (tmp / "nowhere").string()})
             .exit_code == 2);
+}
+
+TEST_CASE("diff_values counts errors per decade, ULPs, channel maxima and the worst error/tolerance ratio",
+          "[cli][trace]") {
+  const float nan = std::nanf(""), inf = INFINITY;
+  const float two_up = std::nextafter(2.0f, 3.0f);
+  Tensor a(DType::float32, {7}), b(DType::float32, {7});
+  const float av[] = {1, 2, 0, nan, inf, 1e-13f, 100};
+  const float bv[] = {1, two_up, 1e-3f, nan, inf, 0, 100.5f};
+  std::copy(av, av + 7, a.data<float>());
+  std::copy(bv, bv + 7, b.data<float>());
+  const ValueDiff d = diff_values(a, b, {1e-4, 1e-5});
+  // Errors: 0, 2^-22, 1e-3, NaN=NaN, inf=inf, 1e-13, 0.5.
+  std::array<int64_t, kErrorBins> want{};
+  want[0] = 3;
+  want[-7 + 14] = 1;   // 2.38e-7 in [1e-7, 1e-6)
+  want[-3 + 14] = 1;   // float 1e-3 is 1.00000005e-3
+  want[1] = 1;         // float 1e-13 is 9.9999998e-14: below 1e-12
+  want[-1 + 14] = 1;   // 0.5
+  CHECK(d.histogram == want);
+  CHECK(d.diff.mismatches == 2);  // 1e-3 against 0 and 0.5 against 100
+  CHECK(d.diff.elements == 7);
+  CHECK(d.diff.max_abs == 0.5);
+  CHECK(d.diff.max_rel == 1.0);
+  uint32_t milli;
+  const float m = 1e-3f;
+  std::memcpy(&milli, &m, 4);
+  CHECK(d.max_ulp == static_cast<double>(milli));  // from +0 to 1e-3: its bit pattern
+  CHECK(d.worst == Approx(static_cast<double>(1e-3f) / 1e-5));
+  CHECK_FALSE(d.diff.pass);
+  CHECK(d.channel_max.empty());
+
+  Tensor tiny(DType::float32, {1}), neg(DType::float32, {1});
+  tiny.data<float>()[0] = std::numeric_limits<float>::denorm_min();
+  neg.data<float>()[0] = -std::numeric_limits<float>::denorm_min();
+  CHECK(diff_values(tiny, neg, {0, 0}).max_ulp == 2);  // across zero: -min, 0, +min
+
+  const Tensor h1 = Tensor::from_f64(DType::float16, {2}, {1.0, -2.0});
+  const Tensor h2 = Tensor::from_f64(DType::float16, {2}, {1.0009765625, -2.001953125});
+  CHECK(diff_values(h1, h2, {0, 0}).max_ulp == 1);
+
+  Tensor z(DType::float32, {1, 2, 1, 2}), c(DType::float32, {1, 2, 1, 2});
+  c.data<float>()[1] = 0.25f;
+  c.data<float>()[2] = -0.5f;
+  const ValueDiff dc = diff_values(z, c, {0, 0});
+  CHECK(dc.channel_max == std::vector<double>{0.25, 0.5});
+  CHECK(dc.worst == INFINITY);  // zero tolerance
+
+  ValueDiff sum = dc;
+  sum.merge(d);
+  CHECK(sum.diff.elements == 11);
+  CHECK(sum.diff.max_abs == 0.5);
+  CHECK(sum.histogram[0] == 3 + 2);
+  CHECK(error_bin_label(0) == "0");
+  CHECK(error_bin_label(7) == "1e-7");
+  CHECK(error_bin_label(kErrorBins - 1) == "NaN/inf");
 }
