@@ -4,11 +4,13 @@
 // can reach on the machine (docs/performance.md).
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593, as in kernels_bench.cpp
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 #include <omp.h>
 
+#include <type_traits>
 #include <vector>
 
 #include "bench_support.h"
@@ -231,11 +233,131 @@ void BM_ceiling_in_compute(benchmark::State& state) {
   report(state, 2 * shape.elements() * sizeof(float));
 }
 
+
+// The ceilings of LayerNormalization's and RMSNormalization's rows with
+// the exactness they keep (docs/semantics.md: float64 statistics, the
+// element formula ((x - mean) * inv_std) * scale + bias in float64, each
+// operation rounded, then rounded once to the storage type): the
+// instructions of lib/kernels/layer_norm_avx512.cpp's loops, per 8 elements
+//   LayerNormalization  statistics: convert to float64, subtract the
+//       shift, add, fma the square (4 sums of 8 lanes each);
+//       normalization: convert, subtract, multiply twice, add, round
+//   RMSNormalization    statistics: convert, square, add (one sum of 8
+//       lanes: the kernel's fixed partial sums); normalization:
+//       convert, multiply twice, round
+// with the statistics of one row and the normalization of another in the
+// same loop (the best overlap), on rows of 768 that stay in L1 (x, the
+// row summed, y, and the float64 scale and bias: 15 to 21 KB), repeated over
+// as many elements as the shape has and counted as the kernels count (read
+// X + write Y). f16 / bf16: F16C or integer decoding, and the kernels'
+// rounding through a float rounded to odd (truncated, last bit set when inexact). The ratio of a row to memcpy
+// bounds what the kernel can reach on the machine, whatever memory does.
+#define BNORM_LN_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,f16c"), always_inline)) inline
+
+template <class T>
+BNORM_LN_TARGET __m512d ln_load8(const T* x) {
+  if constexpr (std::is_same_v<T, float>) return _mm512_cvtps_pd(_mm256_loadu_ps(x));
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
+  if constexpr (std::is_same_v<T, f16>) return _mm512_cvtps_pd(_mm256_cvtph_ps(h));
+  return _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
+}
+
+template <class T>
+BNORM_LN_TARGET void ln_store8(T* y, __m512d v) {
+  if constexpr (std::is_same_v<T, float>) {
+    _mm256_storeu_ps(y, _mm512_cvtpd_ps(v));
+  } else {
+    const __m256 z = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __mmask8 inexact = std::is_same_v<T, f16>  // the kernel's integer test for float16
+                                 ? _mm512_test_epi64_mask(_mm512_castpd_si512(v), _mm512_set1_epi64(0x1FFFFFFF))
+                                 : _mm512_cmp_pd_mask(_mm512_cvtps_pd(z), v, _CMP_NEQ_UQ);
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i b = _mm256_mask_or_epi32(_mm256_castps_si256(z), inexact, _mm256_castps_si256(z), one);
+    __m128i h;
+    if constexpr (std::is_same_v<T, f16>) {
+      h = _mm256_cvtps_ph(_mm256_castsi256_ps(b), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    } else {
+      const __m256i r = _mm256_srli_epi32(
+          _mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7FFF)), _mm256_and_si256(_mm256_srli_epi32(b, 16), one)), 16);
+      const __mmask8 nan = _mm256_cmp_ps_mask(z, z, _CMP_UNORD_Q);
+      h = _mm256_cvtepi32_epi16(_mm256_mask_blend_epi32(nan, r, _mm256_or_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(0x40))));
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y), h);
+  }
+}
+
+template <class T, bool kRms>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,f16c"))) double norm_rows_compute(
+    const T* a, const T* x, T* y, const double* s, const double* b, size_t n, size_t elements) {
+  const __m512d k = _mm512_set1_pd(0.5), m = _mm512_set1_pd(0.25), inv = _mm512_set1_pd(1.5);
+  __m512d s1[4], s2[4];
+  for (int v = 0; v < 4; ++v) s1[v] = s2[v] = _mm512_setzero_pd();
+  for (size_t done = 0; done < elements; done += n) {
+    for (size_t i = 0; i + 32 <= n; i += 32) {
+      for (int v = 0; v < 4; ++v) {
+        const size_t j = i + 8 * v;
+        const __m512d e = ln_load8(a + j);
+        if constexpr (kRms) {
+          s1[0] = _mm512_add_pd(s1[0], _mm512_mul_pd(e, e));
+          ln_store8(y + j, _mm512_mul_pd(_mm512_mul_pd(ln_load8(x + j), inv), _mm512_loadu_pd(s + j)));
+        } else {
+          const __m512d d = _mm512_sub_pd(e, k);
+          s1[v] = _mm512_add_pd(s1[v], d);
+          s2[v] = _mm512_fmadd_pd(d, d, s2[v]);
+          const __m512d t = _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(ln_load8(x + j), m), inv), _mm512_loadu_pd(s + j));
+          ln_store8(y + j, _mm512_add_pd(t, _mm512_loadu_pd(b + j)));
+        }
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  double lanes[8];
+  double total = 0;
+  for (int v = 0; v < 4; ++v) {
+    _mm512_storeu_pd(lanes, _mm512_add_pd(s1[v], s2[v]));
+    for (const double l : lanes) total += l;
+  }
+  return total;
+}
+
+// Shapes as kernels_bench.cpp's family rows: 0 = [32 * 512, 768], 1 = [128, 768].
+template <class T, bool kRms>
+void ceiling_norm_rows(benchmark::State& state) {
+  if (skipped_without_avx512dq(state)) return;
+  omp_set_num_threads(1);
+  constexpr size_t kLen = 768;
+  const size_t elements = (state.range(0) == 0 ? 32 * 512 : 128) * kLen;
+  const Buffer<T> a = input<T>(kLen), x = input<T>(kLen);
+  Buffer<T> y(kLen, T{});
+  const std::vector<double> s(kLen, 0.75), b(kLen, 0.25);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(norm_rows_compute<T, kRms>(a.get(), x.get(), y.get(), s.data(), b.data(), kLen, elements));
+  }
+  report(state, 2 * elements * sizeof(T));
+}
+
+void BM_ceiling_layer_norm_compute_f32(benchmark::State& state) { ceiling_norm_rows<float, false>(state); }
+void BM_ceiling_layer_norm_compute_f16(benchmark::State& state) { ceiling_norm_rows<f16, false>(state); }
+void BM_ceiling_layer_norm_compute_bf16(benchmark::State& state) { ceiling_norm_rows<bf16, false>(state); }
+void BM_ceiling_rms_norm_compute_f32(benchmark::State& state) { ceiling_norm_rows<float, true>(state); }
+void BM_ceiling_rms_norm_compute_f16(benchmark::State& state) { ceiling_norm_rows<f16, true>(state); }
+void BM_ceiling_rms_norm_compute_bf16(benchmark::State& state) { ceiling_norm_rows<bf16, true>(state); }
+
+void family_ceiling_rows(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"shape"})->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
 BENCHMARK(BM_ceiling_f16_round_trip)->Apply(shapes_and_threads);
 BENCHMARK(BM_ceiling_stats_f64)->Apply(shapes_and_threads);
 BENCHMARK(BM_ceiling_f16_round_trip_256)->Apply(shapes_and_threads);
 BENCHMARK(BM_ceiling_in_f32_stats)->Apply(shapes_and_threads);
 BENCHMARK(BM_ceiling_in_f32_stats_one_read)->Apply(shapes_and_threads);
 BENCHMARK(BM_ceiling_in_compute)->Apply(shapes_and_threads);
+BENCHMARK(BM_ceiling_layer_norm_compute_f32)->Apply(family_ceiling_rows);
+BENCHMARK(BM_ceiling_layer_norm_compute_f16)->Apply(family_ceiling_rows);
+BENCHMARK(BM_ceiling_layer_norm_compute_bf16)->Apply(family_ceiling_rows);
+BENCHMARK(BM_ceiling_rms_norm_compute_f32)->Apply(family_ceiling_rows);
+BENCHMARK(BM_ceiling_rms_norm_compute_f16)->Apply(family_ceiling_rows);
+BENCHMARK(BM_ceiling_rms_norm_compute_bf16)->Apply(family_ceiling_rows);
 
 }  // namespace

@@ -1,0 +1,251 @@
+// LayerNormalization and RMSNormalization rows at the Avx512 level for
+// float, f16 and bf16 data (layer_norm_rows.h): 8 float64 lanes a vector,
+// every operation of layer_norm.cpp's loops in the same order, so the same
+// bits:
+// - the mean and variance are moments.h's (chunks of kMomentsChunk, the
+//   shift k = float64 mean of the chunk's first 32 elements, e = x - k,
+//   S1 and S2 over 32 fixed lanes, the lanes added pairwise, chunks merged
+//   with merge()), written here without span_moments' per-call overhead,
+//   which dominated rows of a few hundred elements;
+// - the RMS sum of squares keeps its eight partial sums (one vector);
+// - y = ((x - mean) * inv_std) * scale + bias, each operation rounded in
+//   float64, then once to Y (f16/bf16 through a float rounded to odd, as
+//   norm_common.h). RMS skips the "- 0", which changes no bits.
+// Tails use masked loads and stores instead of scalar loops: the masked
+// lanes receive the same operations the scalar tails do.
+#pragma GCC optimize("fp-contract=off")
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#include "kernels/layer_norm_rows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/moments.h"
+#include "kernels/simd.h"
+
+#if BNORM_SIMD_LEVELS
+namespace bnorm::kernels::detail {
+namespace {
+
+#define BNORM_LN512 static inline __attribute__((target(BNORM_TARGET_AVX512), always_inline))
+
+BNORM_LN512 __mmask8 first(size_t n) {
+  return n >= 8 ? static_cast<__mmask8>(0xFF) : static_cast<__mmask8>((1u << n) - 1);
+}
+
+// 8 elements as float64 (exact); masked: lanes outside k are 0.
+template <class X>
+BNORM_LN512 __m512d load8(const X* x, __mmask8 k = 0xFF) {
+  __m256 f;
+  if constexpr (std::is_same_v<X, float>) {
+    f = k == 0xFF ? _mm256_loadu_ps(x) : _mm256_maskz_loadu_ps(k, x);
+  } else {
+    const __m128i h = k == 0xFF ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(x))
+                                : _mm_maskz_loadu_epi16(k, x);
+    if constexpr (std::is_same_v<X, f16>) {
+      f = _mm256_cvtph_ps(h);
+    } else {
+      f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    }
+  }
+  return _mm512_cvtps_pd(f);
+}
+
+// norm_common.h's odd_float_bits of 8 doubles: the double truncated to
+// float (rounded toward zero, which is where odd_float_bits' step back from
+// a rounding away from zero lands, overflow included), its last bit set
+// when inexact. NaN lanes as layer_norm.cpp's AVX2 loops treat them (the
+// payload truncated, the last bit set).
+//
+// For float16 (kF16) the test of exactness is that the 29 bits float drops
+// are zero, one integer test instead of converting back: it is the test
+// wherever it matters. It errs only below float's normal range (where
+// float16 rounds to zero whatever the last bit), beyond it (where the
+// truncation, float's largest finite, is odd already) and on NaN
+// payloads (whose last bit float16 drops).
+template <bool kF16>
+BNORM_LN512 __m256i odd_float8(__m512d v) {
+  const __m256 f = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  __mmask8 inexact;
+  if constexpr (kF16) {
+    inexact = _mm512_test_epi64_mask(_mm512_castpd_si512(v), _mm512_set1_epi64(0x1FFFFFFF));
+  } else {
+    inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(f), v, _CMP_NEQ_UQ);
+  }
+  return _mm256_mask_or_epi32(_mm256_castps_si256(f), inexact, _mm256_castps_si256(f), _mm256_set1_epi32(1));
+}
+
+// v rounded once to Y into y[0..8) (lanes of k).
+template <class Y>
+BNORM_LN512 void store8(Y* y, __m512d v, __mmask8 k = 0xFF) {
+  if constexpr (std::is_same_v<Y, double>) {
+    _mm512_mask_storeu_pd(y, k, v);
+  } else if constexpr (std::is_same_v<Y, float>) {
+    if (k == 0xFF) _mm256_storeu_ps(y, _mm512_cvtpd_ps(v));
+    else _mm256_mask_storeu_ps(y, k, _mm512_cvtpd_ps(v));
+  } else {
+    const __m256i b = odd_float8<std::is_same_v<Y, f16>>(v);
+    __m128i h;
+    if constexpr (std::is_same_v<Y, f16>) {
+      h = _mm256_cvtps_ph(_mm256_castsi256_ps(b), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    } else {
+      const __m256i one = _mm256_set1_epi32(1);
+      const __m256i rounded = _mm256_srli_epi32(
+          _mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7FFF)), _mm256_and_si256(_mm256_srli_epi32(b, 16), one)), 16);
+      const __m256i quiet_nan = _mm256_or_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(0x40));
+      const __m256 f = _mm256_castsi256_ps(b);
+      const __mmask8 nan = _mm256_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+      h = _mm256_cvtepi32_epi16(_mm256_mask_blend_epi32(nan, rounded, quiet_nan));
+    }
+    if (k == 0xFF) _mm_storeu_si128(reinterpret_cast<__m128i*>(y), h);
+    else _mm_mask_storeu_epi16(y, k, h);
+  }
+}
+
+// moments.cpp's add_lanes on lanes 0-7, 8-15, 16-23, 24-31: the same sums.
+BNORM_LN512 double add_lanes(__m512d a0, __m512d a1, __m512d a2, __m512d a3) {
+  a0 = _mm512_add_pd(a0, a2);
+  a1 = _mm512_add_pd(a1, a3);
+  a0 = _mm512_add_pd(a0, a1);
+  const __m256d h = _mm256_add_pd(_mm512_castpd512_pd256(a0), _mm512_extractf64x4_pd(a0, 1));
+  const __m128d q = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(q, _mm_unpackhi_pd(q, q)));
+}
+
+// moments.cpp's shifted_moments of one chunk (n <= kMomentsChunk).
+template <class X>
+BNORM_LN512 Moments chunk_moments(const X* x, size_t n) {
+  const size_t head = std::min<size_t>(n, 32);
+  __m512d l[4];
+  for (size_t v = 0; v < 4; ++v) l[v] = head > 8 * v ? load8(x + 8 * v, first(head - 8 * v)) : _mm512_setzero_pd();
+  double shift = add_lanes(l[0], l[1], l[2], l[3]) / static_cast<double>(head);
+  if (!std::isfinite(shift)) shift = 0.0;
+  const __m512d k = _mm512_set1_pd(shift);
+  __m512d s1[4], s2[4];
+  for (size_t v = 0; v < 4; ++v) s1[v] = s2[v] = _mm512_setzero_pd();
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    for (size_t v = 0; v < 4; ++v) {
+      const __m512d e = _mm512_sub_pd(load8(x + i + 8 * v), k);
+      s1[v] = _mm512_add_pd(s1[v], e);
+      s2[v] = _mm512_fmadd_pd(e, e, s2[v]);
+    }
+  }
+  for (size_t v = 0; v < 4 && i + 8 * v < n; ++v) {
+    const __mmask8 m = first(n - i - 8 * v);
+    const __m512d e = _mm512_sub_pd(load8(x + i + 8 * v, m), k);
+    s1[v] = _mm512_mask_add_pd(s1[v], m, s1[v], e);
+    s2[v] = _mm512_mask3_fmadd_pd(e, e, s2[v], m);
+  }
+  const double count = static_cast<double>(n);
+  const double sum1 = add_lanes(s1[0], s1[1], s1[2], s1[3]);
+  const double m2 = add_lanes(s2[0], s2[1], s2[2], s2[3]) - sum1 * (sum1 / count);
+  return {count, shift * count + sum1, m2 < 0 ? 0.0 : m2};
+}
+
+template <class X>
+BNORM_LN512 Moments row_moments(const X* x, size_t n) {
+  Moments total;
+  for (size_t begin = 0; begin < n; begin += kMomentsChunk) {
+    total = merge(total, chunk_moments(x + begin, std::min(kMomentsChunk, n - begin)));
+  }
+  return total;
+}
+
+// layer_norm.cpp's sum_squares: element i into partial sum i % 8.
+template <class X>
+BNORM_LN512 double sum_squares(const X* x, size_t n) {
+  __m512d acc = _mm512_setzero_pd();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m512d v = load8(x + i);
+    acc = _mm512_add_pd(acc, _mm512_mul_pd(v, v));
+  }
+  if (i < n) {
+    const __mmask8 m = first(n - i);
+    const __m512d v = load8(x + i, m);
+    acc = _mm512_mask_add_pd(acc, m, acc, _mm512_mul_pd(v, v));
+  }
+  double a[8];
+  _mm512_storeu_pd(a, acc);
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+// y = ((x - m) * inv) * s (+ b), 8 at a time.
+template <bool kCenter, bool kBias, class X, class Y>
+BNORM_LN512 void scale8(const X* x, Y* y, __m512d m, __m512d inv, const double* s, const double* b,
+                        __mmask8 k = 0xFF) {
+  __m512d t = load8(x, k);
+  if constexpr (kCenter) t = _mm512_sub_pd(t, m);
+  t = _mm512_mul_pd(t, inv);
+  t = _mm512_mul_pd(t, k == 0xFF ? _mm512_loadu_pd(s) : _mm512_maskz_loadu_pd(k, s));
+  if constexpr (kBias) t = _mm512_add_pd(t, k == 0xFF ? _mm512_loadu_pd(b) : _mm512_maskz_loadu_pd(k, b));
+  store8(y, t, k);
+}
+
+template <bool kCenter, bool kBias, class X, class Y>
+BNORM_LN512 void scale_row(const X* x, Y* y, size_t n, double m, double inv, const double* s,
+                           const double* b) {
+  const __m512d vm = _mm512_set1_pd(m);
+  const __m512d vinv = _mm512_set1_pd(inv);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) scale8<kCenter, kBias>(x + i, y + i, vm, vinv, s + i, kBias ? b + i : b);
+  if (i < n) scale8<kCenter, kBias>(x + i, y + i, vm, vinv, s + i, kBias ? b + i : b, first(n - i));
+}
+
+template <class X, class Y>
+__attribute__((target(BNORM_TARGET_AVX512))) void rows(const X* x, Y* y, size_t r0, size_t r1, size_t len,
+                                                      const RowNormParams& p, double* mean,
+                                                      double* inv_std) {
+  for (size_t r = r0; r < r1; ++r) {
+    const X* xr = x + r * len;
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();  // statistics of an empty row
+    double mu = p.rms ? 0 : nan;
+    double var = nan;
+    if (len > 0 && p.rms) {
+      var = sum_squares(xr, len) / static_cast<double>(len);
+    } else if (len > 0) {
+      const Moments m = row_moments(xr, len);
+      mu = m.mean();
+      var = m.variance();
+    }
+    const double inv = 1.0 / std::sqrt(var + p.epsilon);
+    if (mean != nullptr) mean[r] = mu;
+    if (inv_std != nullptr) inv_std[r] = inv;
+    const double* s = p.scale + r * p.scale_stride;
+    Y* yr = y + r * len;
+    if (p.rms) {
+      scale_row<false, false>(xr, yr, len, mu, inv, s, nullptr);
+    } else if (p.bias == nullptr) {
+      scale_row<true, false>(xr, yr, len, mu, inv, s, nullptr);
+    } else {
+      scale_row<true, true>(xr, yr, len, mu, inv, s, p.bias + r * p.bias_stride);
+    }
+  }
+}
+
+}  // namespace
+
+template <class X, class Y>
+void norm_rows_avx512(const X* x, Y* y, size_t r0, size_t r1, size_t len, const RowNormParams& p,
+                      double* mean, double* inv_std) noexcept {
+  rows(x, y, r0, r1, len, p, mean, inv_std);
+}
+
+#define BNORM_NORM_ROWS_AVX512(X, Y)                                                                  \
+  template void norm_rows_avx512<X, Y>(const X*, Y*, size_t, size_t, size_t, const RowNormParams&, \
+                                       double*, double*) noexcept;
+#define BNORM_NORM_ROWS_AVX512_FROM(X) \
+  BNORM_NORM_ROWS_AVX512(X, float)     \
+  BNORM_NORM_ROWS_AVX512(X, double)    \
+  BNORM_NORM_ROWS_AVX512(X, f16)       \
+  BNORM_NORM_ROWS_AVX512(X, bf16)
+BNORM_NORM_ROWS_AVX512_FROM(float)
+BNORM_NORM_ROWS_AVX512_FROM(f16)
+BNORM_NORM_ROWS_AVX512_FROM(bf16)
+
+}  // namespace bnorm::kernels::detail
+#endif

@@ -1,0 +1,20 @@
+// The Avx512 level's rows of norm_rows (layer_norm.h) for float, f16 and
+// bf16 data (internal: for lib/kernels/layer_norm*.cpp), in their own
+// translation unit (layer_norm_avx512.cpp). The same bits as the other
+// levels; float64 data stay with layer_norm.cpp's loops.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/half.h"
+#include "kernels/layer_norm.h"
+
+namespace bnorm::kernels::detail {
+
+// Rows [r0, r1) of x (rows of len), as norm_rows does them. Explicitly
+// instantiated for X in {float, f16, bf16}, Y in {float, double, f16, bf16}.
+template <class X, class Y>
+void norm_rows_avx512(const X* x, Y* y, size_t r0, size_t r1, size_t len, const RowNormParams& p,
+                      double* mean, double* inv_std) noexcept;
+
+}  // namespace bnorm::kernels::detail
