@@ -215,7 +215,8 @@ void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& p
       s.target_opset = to;
       s.scope = &index.scope_of(&orig.node(i));
       s.env = &env;
-      NodePlan plan{path, node_label(n, i, path == "main" ? "" : path + "/"), n.op_type(), vf, vt, "bnorm", {}, ""};
+      NodePlan plan{path, node_label(n, i, path == "main" ? "" : path + "/"), quoted_label(n, i, path), n.op_type(),
+                    vf, vt, "bnorm", {}, ""};
       bool only_types = false;
       try {
         only_types = convert_site(s, from, to, plan.changes);
@@ -251,7 +252,7 @@ std::string blockers_message(const std::vector<NodePlan>& plans, int64_t to, std
   for (const auto& p : plans) {
     if (p.blocker.empty()) continue;
     ++count;
-    const std::string line = fmt::format("{} ({}-{}): {}", p.label, p.op, p.from, p.blocker);
+    const std::string line = fmt::format("{} ({}-{}): {}", p.quoted, p.op, p.from, p.blocker);
     if (list) list->push_back(line);
     msg += "\n  " + line;
   }
@@ -292,7 +293,7 @@ void check_high_schemas(const onnx::ModelProto& m) {
     for (int i = 0; i < g.node_size(); ++i) {
       const onnx::NodeProto& n = g.node(i);
       if (!is_default_domain(n.domain())) continue;
-      const std::string label = node_label(n, i, path == "main" ? "" : path + "/");
+      const std::string label = quoted_label(n, i, path);
       const ResolvedOp r = resolve_op(n.op_type(), opset);
       if (r.version == 0) {
         problems.push_back(fmt::format("{}: op '{}' does not exist at opset {}: {}", label, n.op_type(), opset,

@@ -10,9 +10,11 @@
 
 #include "core/error.h"
 #include "model/model.h"
+#include "model/node_label.h"
 #include "model/norm_op.h"
 #include "model/onnx_guards.h"
 #include "transforms/steps/step.h"
+#include "transforms/upgrade_preflight.h"
 #include "transforms/upgrade_versions.h"
 
 namespace bnorm::upgrade_detail {
@@ -65,6 +67,11 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (n.op_type() == "Cast") return crosses(6);
   if (n.op_type() == "Pad") return crosses(2) || crosses(11);
   if (n.op_type() == "Split") return crosses(13);
+  if (n.op_type() == "Clip") return crosses(11);
+  if (n.op_type() == "Slice") return crosses(10) || crosses(11);
+  if (n.op_type() == "TopK") return crosses(10) || crosses(11);
+  if (n.op_type() == "Squeeze" || n.op_type() == "Unsqueeze") return crosses(11) || crosses(13);
+  if (n.op_type() == "Constant") return to < 9 && from >= 9 && steps::constant_needs_initializer(n);
   return false;
 }
 
@@ -180,35 +187,40 @@ int64_t onnx_max_opset() {
 
 void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to) {
   const int64_t known = onnx_max_opset();
+  std::vector<Error> found;  // every blocking node; one is thrown as it is, several as one list
+  std::vector<std::string> lines;
   for_each_graph(model.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
-    for (const auto& n : g.node()) {
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
       if (!is_default_domain(n.domain()) || is_norm_node(n)) continue;
+      std::string why, hint;
       if (const RemovedOp* r = removed_op(n.op_type())) {
         if (to <= r->last_opset) continue;
-        throw Error(ErrorKind::unsupported,
-                    fmt::format("op '{}' was removed from ONNX after opset {} (it does not exist at opset {}); "
-                                "neither bnorm nor ONNX's converter can convert it", n.op_type(), r->last_opset, to))
-            .at_node(n.name(), n.op_type(), static_cast<int>(from))
-            .context("in graph " + path)
-            .with_hint(fmt::format("convert to opset {} or lower, or replace the op first", r->last_opset));
+        why = fmt::format("op '{}' was removed from ONNX after opset {} (it does not exist at opset {}); neither bnorm "
+                          "nor ONNX's converter can convert it", n.op_type(), r->last_opset, to);
+        hint = fmt::format("convert to opset {} or lower, or replace the op first", r->last_opset);
+      } else if (!onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(known), "")) {
+        why = fmt::format("op '{}' is not an op of the default ONNX domain known to ONNX (opsets up to {})",
+                          n.op_type(), known);
+      } else if (to < from && !onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(to), "")) {
+        why = fmt::format("op '{}' does not exist at opset {}: ONNX introduced it at opset {}", n.op_type(), to,
+                          first_opset(n.op_type()));
+        hint = fmt::format("convert to opset {} or later, or replace the op first", first_opset(n.op_type()));
+      } else {
+        continue;
       }
-      if (!onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(known), "")) {
-        throw Error(ErrorKind::unsupported,
-                    fmt::format("op '{}' is not an op of the default ONNX domain known to ONNX (opsets up to {})",
-                                n.op_type(), known))
-            .at_node(n.name(), n.op_type(), static_cast<int>(from))
-            .context("in graph " + path);
-      }
-      if (to < from && !removed_op(n.op_type()) && !onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(to), "")) {
-        throw Error(ErrorKind::unsupported,
-                    fmt::format("op '{}' does not exist at opset {}: ONNX introduced it at opset {}", n.op_type(), to,
-                                first_opset(n.op_type())))
-            .at_node(n.name(), n.op_type(), static_cast<int>(from))
-            .context("in graph " + path)
-            .with_hint(fmt::format("convert to opset {} or later, or replace the op first", first_opset(n.op_type())));
-      }
+      Error e(ErrorKind::unsupported, why);
+      e.at_node(n.name(), n.op_type(), static_cast<int>(from)).context("in graph " + path);
+      if (!hint.empty()) e.with_hint(hint);
+      found.push_back(e);
+      lines.push_back(fmt::format("{} ({}): {}", quoted_label(n, i, path), n.op_type(), why));
     }
   });
+  if (found.size() == 1) throw found.front();
+  if (found.size() > 1) {
+    throw Error(ErrorKind::unsupported, fmt::format("{} nodes cannot be converted to opset {}:\n  {}", found.size(), to,
+                                                    fmt::join(lines, "\n  ")));
+  }
 }
 
 void check_downgrade_shapes(const onnx::ModelProto& inferred, int64_t from, int64_t to) {

@@ -17,6 +17,12 @@
 
 namespace bnorm {
 
+std::string quoted_label(const onnx::NodeProto& n, int index, const std::string& graph_path) {
+  const std::string prefix = graph_path == "main" || graph_path.empty() ? "" : graph_path + "/";
+  if (!n.name().empty()) return fmt::format("'{}{}'", prefix, n.name());
+  return node_label(n, index, prefix);
+}
+
 namespace {
 
 using namespace upgrade_detail;
@@ -45,8 +51,13 @@ void plan_low(const Model& model, int64_t from, int64_t to, UpgradePlan& plan) {
       if (!is_default_domain(n.domain())) continue;
       const int vf = op_version_at(n.op_type(), from), vt = op_version_at(n.op_type(), to);
       if (vf == vt) continue;
-      NodePlan p{path, node_label(n, i, path == "main" ? "" : path + "/"), n.op_type(), vf, vt, "", {}, ""};
-      if (vt == 0) p.blocker = resolve_op(n.op_type(), to).why_not;
+      NodePlan p{path, node_label(n, i, path == "main" ? "" : path + "/"), quoted_label(n, i, path), n.op_type(), vf,
+                 vt, "", {}, ""};
+      if (vt == 0 && !is_norm_node(n)) {
+        const ResolvedOp r = resolve_op(n.op_type(), to);
+        p.blocker = fmt::format("op '{}' does not exist at opset {}: {}", n.op_type(), to, r.why_not);
+        plan.blockers.push_back(fmt::format("{} ({}-{}): {}", quoted_label(n, i, path), n.op_type(), vf, p.blocker));
+      }
       p.by = low_converter(n, from, to, p.changes);
       plan.nodes.push_back(std::move(p));
     }
@@ -71,7 +82,7 @@ UpgradePlan plan_upgrade_model(const Model& model, int64_t target) {
     const int64_t hi_from = std::max(from, mid), hi_to = std::max(target, mid);
     for (auto& p : plan_high(model.proto, hi_from, hi_to)) plan.nodes.push_back(std::move(p));
     for (const auto& p : plan.nodes) {
-      if (!p.blocker.empty()) plan.blockers.push_back(fmt::format("{} ({}-{}): {}", p.label, p.op, p.from, p.blocker));
+      if (!p.blocker.empty()) plan.blockers.push_back(fmt::format("{} ({}-{}): {}", p.quoted, p.op, p.from, p.blocker));
     }
   }
   if (std::min(from, mid) != std::min(target, mid) || (from <= mid && target <= mid)) {

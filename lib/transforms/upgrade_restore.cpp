@@ -93,6 +93,11 @@ void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   if (op == "Dropout") steps::dropout_convert(s, ctx.inference);
   else if (op == "Cast") steps::cast_convert(s);
   else if (op == "Split") steps::split_convert(s);
+  else if (op == "Clip") steps::clip_convert(s);
+  else if (op == "Slice") steps::slice_convert(s);
+  else if (op == "TopK") steps::topk_convert(s);
+  else if (op == "Squeeze" || op == "Unsqueeze") steps::squeeze_convert(s);
+  else if (op == "Constant") steps::constant_9_down(s);
   else steps::pad_convert(s);
   std::vector<std::string> what{fmt::format("{}->{}", s.report.from, s.report.to)};
   for (const auto& d : s.report.dropped) what.push_back("dropped " + d);

@@ -131,6 +131,17 @@ void pad_convert(NormSite& s);
 // Split between its attribute form (< 13) and its input form (13+).
 void split_convert(NormSite& s);
 
+// Attributes <-> inputs up to 17 (steps/attr_inputs.cpp), from `version`
+// to the version of `target_opset`, in one step.
+void clip_convert(NormSite& s);
+void slice_convert(NormSite& s);
+void topk_convert(NormSite& s);
+void squeeze_convert(NormSite& s);  // Squeeze and Unsqueeze
+// Constant below 9 with a value Constant-1 lacks (steps/constant_9.cpp).
+std::optional<onnx::TensorProto> constant_value(const onnx::NodeProto& n);
+bool constant_needs_initializer(const onnx::NodeProto& n);
+void constant_9_down(NormSite& s);
+
 // Constant inputs (steps/inputs.cpp). constant_ints: Error(unsupported)
 // naming the node and the input when it is not a constant, saying it
 // cannot `why` ("become an attribute below 18").

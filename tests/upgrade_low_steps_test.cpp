@@ -1,0 +1,198 @@
+// bnorm's own steps up to opset 17 where ONNX 1.12's converter has no
+// adapter going down (Clip 11 -> 10, Slice 10/11 -> 9, TopK 10/11 -> 9,
+// Squeeze 11 -> 10) or ignores negative axes (Unsqueeze 11 -> 10), and a
+// non-float Constant below 9: each both ways on generated models, checked
+// with ONNX's checker and the evaluator (same outputs before and after).
+#include <catch2/catch.hpp>
+
+#include "core/error.h"
+#include "eval/test_graph.h"
+#include "transforms/upgrade.h"
+#include "transforms/upgrade_preflight.h"
+#include "upgrade_support.h"
+
+using namespace bnorm;
+using namespace bnorm::test;
+
+namespace {
+
+struct Net {
+  Model m;
+  explicit Net(int64_t opset) : m(GraphBuilder(opset).model()) {
+    m.proto.set_ir_version(std::max<int64_t>(4, required_ir_version(opset)));
+    m.proto.mutable_graph()->set_name("g");
+  }
+  onnx::GraphProto& g() { return *m.proto.mutable_graph(); }
+  void input(const std::string& name, DType t, const std::vector<int64_t>& dims) {
+    add_output(g(), name, t, dims);
+    *g().add_input() = g().output(g().output_size() - 1);
+    g().mutable_output()->RemoveLast();
+  }
+  void init(const std::string& name, DType t, const std::vector<int64_t>& dims, const std::vector<double>& v) {
+    Tensor x = Tensor::from_f64(t, dims, v);
+    x.name = name;
+    encode_tensor(x, g().add_initializer());
+  }
+  onnx::NodeProto& node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+                        const std::string& name) {
+    auto* n = g().add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (auto& i : in) n->add_input(i);
+    for (auto& o : out) n->add_output(o);
+    return *n;
+  }
+};
+
+void ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+const onnx::AttributeProto* attr_of(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+Model through(const Model& m, std::initializer_list<int64_t> path) {
+  Model cur = m;
+  for (int64_t to : path) {
+    INFO("to opset " << to);
+    cur = converted(cur, to);
+    expect_same_outputs(m, cur);
+  }
+  return cur;
+}
+
+}  // namespace
+
+TEST_CASE("Clip 11+ -> 10 and below: constant min/max become the attributes, and back", "[upgrade][low]") {
+  Net n(13);
+  n.input("x", DType::float32, {2, 3});
+  n.init("lo", DType::float32, {}, {-0.25});
+  n.init("hi", DType::float32, {}, {0.5});
+  n.node("Clip", {"x", "lo", "hi"}, {"y"}, "clip");
+  n.node("Clip", {"y", "", "hi"}, {"z"}, "clip_max_only");
+  add_output(n.g(), "z", DType::float32, {2, 3});
+  const Model down = through(n.m, {10, 6});
+  CHECK(first_node(down, "Clip").input_size() == 1);
+  CHECK(attr_of(first_node(down, "Clip"), "min")->f() == -0.25f);
+  const Model up = through(down, {11, 13});
+  CHECK(first_node(up, "Clip").input_size() == 3);
+
+  Net dyn(12);
+  dyn.input("x", DType::float32, {2});
+  dyn.input("lo", DType::float32, {});
+  dyn.node("Clip", {"x", "lo"}, {"y"}, "clip");
+  add_output(dyn.g(), "y", DType::float32, {2});
+  CHECK(upgrade_error_of(dyn.m, 10).find("input 'lo' (min) is not a constant") != std::string::npos);
+}
+
+TEST_CASE("a non-float Constant below 9 becomes an initializer read by an Identity", "[upgrade][low]") {
+  Net n(13);
+  n.input("x", DType::float32, {2, 3});
+  auto& c = n.node("Constant", {}, {"shape"}, "shape_const");
+  auto* a = c.add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  Tensor s = Tensor::from_f64(DType::int64, {2}, {3, 2});
+  encode_tensor(s, a->mutable_t());
+  n.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  add_output(n.g(), "y", DType::float32, {3, 2});
+  const Model down = through(n.m, {8, 5});
+  CHECK(count_op(down, "Constant") == 0);
+  CHECK(first_node(down, "Identity").name() == "shape_const");
+  through(down, {9, 13});
+}
+
+TEST_CASE("Slice 10+ -> 9: constant starts/ends/axes become attributes (negative axes made positive), and back", "[upgrade][low]") {
+  Net n(13);
+  n.input("x", DType::float32, {4, 5});
+  n.init("starts", DType::int64, {2}, {1, 0});
+  n.init("ends", DType::int64, {2}, {4, 3});
+  n.init("axes", DType::int64, {2}, {-1, 0});
+  n.node("Slice", {"x", "starts", "ends", "axes"}, {"y"}, "slice");
+  add_output(n.g(), "y", DType::float32, {3, 3});
+  const Model down = through(n.m, {10, 9, 1});
+  CHECK(attr_of(first_node(down, "Slice"), "axes")->ints(0) == 1);
+  through(down, {10, 11, 13});
+
+  Net stepped(13);
+  stepped.input("x", DType::float32, {4});
+  stepped.init("starts", DType::int64, {1}, {0});
+  stepped.init("ends", DType::int64, {1}, {4});
+  stepped.init("axes", DType::int64, {1}, {0});
+  stepped.init("steps", DType::int64, {1}, {2});
+  stepped.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"}, "every_other");
+  add_output(stepped.g(), "y", DType::float32, {2});
+  CHECK(upgrade_error_of(stepped.m, 9).find("only steps by 1") != std::string::npos);
+}
+
+TEST_CASE("TopK 10/11 -> 9: the constant K becomes k; largest = 0 cannot go below 11", "[upgrade][low]") {
+  Net n(11);
+  n.input("x", DType::float32, {2, 5});
+  n.init("k", DType::int64, {1}, {3});
+  n.node("TopK", {"x", "k"}, {"v", "i"}, "topk");
+  add_output(n.g(), "v", DType::float32, {2, 3});
+  add_output(n.g(), "i", DType::int64, {2, 3});
+  const Model down = through(n.m, {10, 9, 1});
+  CHECK(attr_of(first_node(down, "TopK"), "k")->i() == 3);
+  through(down, {10, 11, 15});
+
+  Net smallest(11);
+  smallest.input("x", DType::float32, {5});
+  smallest.init("k", DType::int64, {1}, {2});
+  set_attr(smallest.node("TopK", {"x", "k"}, {"v", "i"}, "bottom"), "largest", int64_t{0});
+  add_output(smallest.g(), "v", DType::float32, {2});
+  add_output(smallest.g(), "i", DType::int64, {2});
+  CHECK(upgrade_error_of(smallest.m, 10).find("largest = 0") != std::string::npos);
+}
+
+TEST_CASE("Squeeze/Unsqueeze 13 -> 10: axes input -> attribute, negative axes made positive; and back", "[upgrade][low]") {
+  Net n(13);
+  n.input("x", DType::float32, {2, 1, 3});
+  n.init("sq", DType::int64, {1}, {-2});
+  n.init("unsq", DType::int64, {1}, {-1});
+  n.node("Squeeze", {"x", "sq"}, {"s"}, "squeeze");
+  n.node("Unsqueeze", {"s", "unsq"}, {"y"}, "unsqueeze");
+  add_output(n.g(), "y", DType::float32, {2, 3, 1});
+  const Model down = through(n.m, {11, 10, 1});
+  CHECK(attr_of(first_node(down, "Squeeze"), "axes")->ints(0) == 1);
+  CHECK(attr_of(first_node(down, "Unsqueeze"), "axes")->ints(0) == 2);
+  const Model up = through(down, {11, 13, 21});
+  CHECK(first_node(up, "Squeeze").input_size() == 2);
+}
+
+TEST_CASE("up to 17 too, every node that blocks is named in one error, and the pre-flight plan lists them", "[upgrade][low]") {
+  Net n(13);
+  n.input("x", DType::float32, {2, 3});
+  n.input("shape", DType::int64, {2});
+  n.node("ConstantOfShape", {"shape"}, {"a"}, "fill");
+  n.node("NonZero", {"x"}, {"nz"}, "");
+  n.node("Relu", {"x"}, {"y"}, "relu");
+  add_output(n.g(), "y", DType::float32, {2, 3});
+  add_output(n.g(), "a", DType::float32, {});
+  add_output(n.g(), "nz", DType::int64, {});
+  const std::string e = upgrade_error_of(n.m, 8);
+  INFO(e);
+  CHECK(e.find("2 nodes cannot be converted to opset 8") != std::string::npos);
+  CHECK(e.find("'fill' (ConstantOfShape): op 'ConstantOfShape' does not exist at opset 8") != std::string::npos);
+  CHECK(e.find("NonZero #1 -> 'nz' (NonZero)") != std::string::npos);
+  const UpgradePlan plan = plan_upgrade_model(n.m, 8);
+  CHECK(plan.blockers.size() == 2);
+  bool relu = false;
+  for (const auto& p : plan.nodes) {
+    if (p.label != "relu") continue;
+    relu = true;
+    CHECK(p.from == 13);
+    CHECK(p.to == 6);
+    CHECK(p.by == "type-only");  // Relu-13 only added bfloat16
+  }
+  CHECK(relu);
+  const UpgradePlan ok = plan_upgrade_model(n.m, 15);
+  CHECK(ok.blockers.empty());
+  CHECK(ok.to_ir == 8);
+}
