@@ -30,7 +30,8 @@
 namespace bnorm::kernels::detail {
 namespace {
 
-#define BNORM_LN512 static inline __attribute__((target(BNORM_TARGET_AVX512), always_inline))
+#define BNORM_LN512_MEMBER inline __attribute__((target(BNORM_TARGET_AVX512), always_inline))
+#define BNORM_LN512 static BNORM_LN512_MEMBER
 
 BNORM_LN512 __mmask8 first(size_t n) {
   return n >= 8 ? static_cast<__mmask8>(0xFF) : static_cast<__mmask8>((1u << n) - 1);
@@ -115,64 +116,81 @@ BNORM_LN512 double add_lanes(__m512d a0, __m512d a1, __m512d a2, __m512d a3) {
   return _mm_cvtsd_f64(_mm_add_sd(q, _mm_unpackhi_pd(q, q)));
 }
 
-// moments.cpp's shifted_moments of one chunk (n <= kMomentsChunk).
-template <class X>
-BNORM_LN512 Moments chunk_moments(const X* x, size_t n) {
-  const size_t head = std::min<size_t>(n, 32);
-  __m512d l[4];
-  for (size_t v = 0; v < 4; ++v) l[v] = head > 8 * v ? load8(x + 8 * v, first(head - 8 * v)) : _mm512_setzero_pd();
-  double shift = add_lanes(l[0], l[1], l[2], l[3]) / static_cast<double>(head);
-  if (!std::isfinite(shift)) shift = 0.0;
-  const __m512d k = _mm512_set1_pd(shift);
-  __m512d s1[4], s2[4];
-  for (size_t v = 0; v < 4; ++v) s1[v] = s2[v] = _mm512_setzero_pd();
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
+// moments.cpp's shifted_moments of one chunk (n <= kMomentsChunk), a
+// block of 32 elements at a time (so that another row's normalization can
+// ride along), then the tail and the sums.
+struct ChunkSums {
+  double shift;
+  __m512d k, s1[4], s2[4];
+
+  template <class X>
+  BNORM_LN512_MEMBER explicit ChunkSums(const X* x, size_t n) {
+    const size_t head = std::min<size_t>(n, 32);
+    __m512d l[4];
+    for (size_t v = 0; v < 4; ++v) l[v] = head > 8 * v ? load8(x + 8 * v, first(head - 8 * v)) : _mm512_setzero_pd();
+    shift = add_lanes(l[0], l[1], l[2], l[3]) / static_cast<double>(head);
+    if (!std::isfinite(shift)) shift = 0.0;
+    k = _mm512_set1_pd(shift);
+    for (size_t v = 0; v < 4; ++v) s1[v] = s2[v] = _mm512_setzero_pd();
+  }
+
+  template <class X>
+  BNORM_LN512_MEMBER void block(const X* x) {
     for (size_t v = 0; v < 4; ++v) {
-      const __m512d e = _mm512_sub_pd(load8(x + i + 8 * v), k);
+      const __m512d e = _mm512_sub_pd(load8(x + 8 * v), k);
       s1[v] = _mm512_add_pd(s1[v], e);
       s2[v] = _mm512_fmadd_pd(e, e, s2[v]);
     }
   }
-  for (size_t v = 0; v < 4 && i + 8 * v < n; ++v) {
-    const __mmask8 m = first(n - i - 8 * v);
-    const __m512d e = _mm512_sub_pd(load8(x + i + 8 * v, m), k);
-    s1[v] = _mm512_mask_add_pd(s1[v], m, s1[v], e);
-    s2[v] = _mm512_mask3_fmadd_pd(e, e, s2[v], m);
-  }
-  const double count = static_cast<double>(n);
-  const double sum1 = add_lanes(s1[0], s1[1], s1[2], s1[3]);
-  const double m2 = add_lanes(s2[0], s2[1], s2[2], s2[3]) - sum1 * (sum1 / count);
-  return {count, shift * count + sum1, m2 < 0 ? 0.0 : m2};
-}
 
-template <class X>
-BNORM_LN512 Moments row_moments(const X* x, size_t n) {
-  Moments total;
-  for (size_t begin = 0; begin < n; begin += kMomentsChunk) {
-    total = merge(total, chunk_moments(x + begin, std::min(kMomentsChunk, n - begin)));
+  // Elements [i, n) (i a multiple of 32), then the moments.
+  template <class X>
+  BNORM_LN512_MEMBER Moments finish(const X* x, size_t i, size_t n) {
+    for (; i + 32 <= n; i += 32) block(x + i);
+    for (size_t v = 0; v < 4 && i + 8 * v < n; ++v) {
+      const __mmask8 m = first(n - i - 8 * v);
+      const __m512d e = _mm512_sub_pd(load8(x + i + 8 * v, m), k);
+      s1[v] = _mm512_mask_add_pd(s1[v], m, s1[v], e);
+      s2[v] = _mm512_mask3_fmadd_pd(e, e, s2[v], m);
+    }
+    const double count = static_cast<double>(n);
+    const double sum1 = add_lanes(s1[0], s1[1], s1[2], s1[3]);
+    const double m2 = add_lanes(s2[0], s2[1], s2[2], s2[3]) - sum1 * (sum1 / count);
+    return {count, shift * count + sum1, m2 < 0 ? 0.0 : m2};
   }
-  return total;
-}
+};
 
-// layer_norm.cpp's sum_squares: element i into partial sum i % 8.
-template <class X>
-BNORM_LN512 double sum_squares(const X* x, size_t n) {
-  __m512d acc = _mm512_setzero_pd();
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m512d v = load8(x + i);
-    acc = _mm512_add_pd(acc, _mm512_mul_pd(v, v));
+// layer_norm.cpp's sum_squares (element i into partial sum i % 8), in the
+// same blocks of 32.
+struct SquareSums {
+  __m512d acc;
+
+  BNORM_LN512_MEMBER SquareSums() : acc(_mm512_setzero_pd()) {}
+
+  template <class X>
+  BNORM_LN512_MEMBER void block(const X* x) {
+    for (size_t v = 0; v < 4; ++v) {
+      const __m512d q = load8(x + 8 * v);
+      acc = _mm512_add_pd(acc, _mm512_mul_pd(q, q));
+    }
   }
-  if (i < n) {
-    const __mmask8 m = first(n - i);
-    const __m512d v = load8(x + i, m);
-    acc = _mm512_mask_add_pd(acc, m, acc, _mm512_mul_pd(v, v));
+
+  template <class X>
+  BNORM_LN512_MEMBER double finish(const X* x, size_t i, size_t n) {
+    for (; i + 8 <= n; i += 8) {
+      const __m512d q = load8(x + i);
+      acc = _mm512_add_pd(acc, _mm512_mul_pd(q, q));
+    }
+    if (i < n) {
+      const __mmask8 m = first(n - i);
+      const __m512d q = load8(x + i, m);
+      acc = _mm512_mask_add_pd(acc, m, acc, _mm512_mul_pd(q, q));
+    }
+    double a[8];
+    _mm512_storeu_pd(a, acc);
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
   }
-  double a[8];
-  _mm512_storeu_pd(a, acc);
-  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
-}
+};
 
 // y = ((x - m) * inv) * s (+ b), 8 at a time.
 template <bool kCenter, bool kBias, class X, class Y>
@@ -186,44 +204,103 @@ BNORM_LN512 void scale8(const X* x, Y* y, __m512d m, __m512d inv, const double* 
   store8(y, t, k);
 }
 
-template <bool kCenter, bool kBias, class X, class Y>
-BNORM_LN512 void scale_row(const X* x, Y* y, size_t n, double m, double inv, const double* s,
-                           const double* b) {
-  const __m512d vm = _mm512_set1_pd(m);
-  const __m512d vinv = _mm512_set1_pd(inv);
+// A row's mean (RMS: 0) and 1 / sqrt(var + epsilon), as layer_norm.cpp's.
+struct RowStats {
+  double mu, inv;
+};
+
+template <bool kRms>
+BNORM_LN512 RowStats row_stats(double mu, double var, double epsilon) {
+  return {kRms ? 0.0 : mu, 1.0 / std::sqrt(var + epsilon)};
+}
+
+// The statistics of row x alone (any length > 0).
+template <bool kRms, class X>
+BNORM_LN512 RowStats stats_alone(const X* x, size_t n, double epsilon) {
+  if constexpr (kRms) {
+    return row_stats<true>(0, SquareSums().finish(x, 0, n) / static_cast<double>(n), epsilon);
+  } else {
+    Moments total;
+    for (size_t begin = 0; begin < n; begin += kMomentsChunk) {
+      const size_t count = std::min(kMomentsChunk, n - begin);
+      total = merge(total, ChunkSums(x + begin, count).finish(x + begin, 0, count));
+    }
+    return row_stats<false>(total.mean(), total.variance(), epsilon);
+  }
+}
+
+// Row x normalized into y from st, while the statistics of row `next`
+// (null: none; n <= kMomentsChunk) are taken in the same loop: the sums'
+// chains of additions overlap the normalization's work, and reading the
+// next row overlaps writing this one. Returns next's statistics.
+template <bool kRms, bool kBias, class X, class Y>
+BNORM_LN512 RowStats norm_row(const X* x, Y* y, size_t n, RowStats st, const double* s,
+                              const double* b, const X* next, double epsilon) {
+  const __m512d vm = _mm512_set1_pd(st.mu);
+  const __m512d vinv = _mm512_set1_pd(st.inv);
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) scale8<kCenter, kBias>(x + i, y + i, vm, vinv, s + i, kBias ? b + i : b);
-  if (i < n) scale8<kCenter, kBias>(x + i, y + i, vm, vinv, s + i, kBias ? b + i : b, first(n - i));
+  const auto norm32 = [&](size_t j) {
+    for (size_t v = 0; v < 4; ++v) {
+      const size_t e = j + 8 * v;
+      scale8<!kRms, kBias>(x + e, y + e, vm, vinv, s + e, kBias ? b + e : b);
+    }
+  };
+  RowStats out{0, 0};
+  if (next != nullptr) {
+    if constexpr (kRms) {
+      SquareSums sums;
+      for (; i + 32 <= n; i += 32) {
+        sums.block(next + i);
+        norm32(i);
+      }
+      out = row_stats<true>(0, sums.finish(next, i, n) / static_cast<double>(n), epsilon);
+    } else {
+      ChunkSums sums(next, n);
+      for (; i + 32 <= n; i += 32) {
+        sums.block(next + i);
+        norm32(i);
+      }
+      const Moments m = sums.finish(next, i, n);
+      out = row_stats<false>(m.mean(), m.variance(), epsilon);
+    }
+  }
+  for (; i + 8 <= n; i += 8) scale8<!kRms, kBias>(x + i, y + i, vm, vinv, s + i, kBias ? b + i : b);
+  if (i < n) scale8<!kRms, kBias>(x + i, y + i, vm, vinv, s + i, kBias ? b + i : b, first(n - i));
+  return out;
+}
+
+template <bool kRms, bool kBias, class X, class Y>
+BNORM_LN512 void rows_of(const X* x, Y* y, size_t r0, size_t r1, size_t len, const RowNormParams& p,
+                         double* mean, double* inv_std) {
+  const bool fused = len <= kMomentsChunk;
+  RowStats st = stats_alone<kRms>(x + r0 * len, len, p.epsilon);
+  for (size_t r = r0; r < r1; ++r) {
+    if (mean != nullptr) mean[r] = st.mu;
+    if (inv_std != nullptr) inv_std[r] = st.inv;
+    const X* next = r + 1 < r1 ? x + (r + 1) * len : nullptr;
+    const RowStats next_st = norm_row<kRms, kBias>(x + r * len, y + r * len, len, st, p.scale + r * p.scale_stride,
+                                                   kBias ? p.bias + r * p.bias_stride : nullptr,
+                                                   fused ? next : nullptr, p.epsilon);
+    if (next != nullptr) st = fused ? next_st : stats_alone<kRms>(next, len, p.epsilon);
+  }
 }
 
 template <class X, class Y>
 __attribute__((target(BNORM_TARGET_AVX512))) void rows(const X* x, Y* y, size_t r0, size_t r1, size_t len,
                                                       const RowNormParams& p, double* mean,
                                                       double* inv_std) {
-  for (size_t r = r0; r < r1; ++r) {
-    const X* xr = x + r * len;
-    constexpr double nan = std::numeric_limits<double>::quiet_NaN();  // statistics of an empty row
-    double mu = p.rms ? 0 : nan;
-    double var = nan;
-    if (len > 0 && p.rms) {
-      var = sum_squares(xr, len) / static_cast<double>(len);
-    } else if (len > 0) {
-      const Moments m = row_moments(xr, len);
-      mu = m.mean();
-      var = m.variance();
+  if (len == 0) {  // statistics of an empty row: NaN (RMS: mean 0)
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    for (size_t r = r0; r < r1; ++r) {
+      if (mean != nullptr) mean[r] = p.rms ? 0 : nan;
+      if (inv_std != nullptr) inv_std[r] = 1.0 / std::sqrt(nan + p.epsilon);
     }
-    const double inv = 1.0 / std::sqrt(var + p.epsilon);
-    if (mean != nullptr) mean[r] = mu;
-    if (inv_std != nullptr) inv_std[r] = inv;
-    const double* s = p.scale + r * p.scale_stride;
-    Y* yr = y + r * len;
-    if (p.rms) {
-      scale_row<false, false>(xr, yr, len, mu, inv, s, nullptr);
-    } else if (p.bias == nullptr) {
-      scale_row<true, false>(xr, yr, len, mu, inv, s, nullptr);
-    } else {
-      scale_row<true, true>(xr, yr, len, mu, inv, s, p.bias + r * p.bias_stride);
-    }
+  } else if (p.rms) {
+    rows_of<true, false>(x, y, r0, r1, len, p, mean, inv_std);
+  } else if (p.bias == nullptr) {
+    rows_of<false, false>(x, y, r0, r1, len, p, mean, inv_std);
+  } else {
+    rows_of<false, true>(x, y, r0, r1, len, p, mean, inv_std);
   }
 }
 
