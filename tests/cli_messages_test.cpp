@@ -252,3 +252,27 @@ TEST_CASE("inspect --to N lists every node that blocks opset N first, then each 
   CHECK(j["upgrade_plan"]["to_opset"] == 13);
   CHECK(j["upgrade_plan"]["blockers"].size() == 2);
 }
+
+TEST_CASE("inspect --fp16 names the normalization parameters float16 cannot hold, and measures inputs with --random",
+          "[cli][inspect][fp16]") {
+  TempDir tmp;
+  onnx::ModelProto m = conv_bn();
+  initializer(m, "v") = floats("v", {3}, {1.0f, 1e5f, 4.0f});  // above 65504: inf in float16
+  auto* eps = m.mutable_graph()->mutable_node(1)->add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(1e-9f);  // rounds to 0 in float16
+  const auto in = save(tmp, "risky.onnx", m).string();
+  const auto r = run_cli({"inspect", in, "--summary", "--fp16"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("float16 risks (parameters only): 2"));
+  CHECK_THAT(r.out, Catch::Contains("bn1 (BatchNormalization) overflow input_var"));
+  CHECK_THAT(r.out, Catch::Contains("bn1 (BatchNormalization) epsilon_zero"));
+  const auto j = nlohmann::json::parse(run_cli({"inspect", in, "--json", "--fp16", "--random", "1"}).out);
+  REQUIRE(j["fp16_risks"].size() == 2);
+  const auto clean = run_cli({"inspect", save(tmp, "clean.onnx", conv_bn()).string(), "--summary", "--fp16"});
+  CHECK_THAT(clean.out, Catch::Contains("float16 risks (parameters only): none"));
+  const auto stray = run_cli({"inspect", in, "--random", "1"});
+  CHECK(stray.exit_code == 2);
+  CHECK_THAT(stray.err, Catch::Contains("go with --fp16"));
+}

@@ -9,6 +9,8 @@
 #include "commands.h"
 #include "core/error.h"
 #include "model/model.h"
+#include "cli_inputs.h"
+#include "transforms/fp16_risk.h"
 #include "transforms/inspect.h"
 #include "transforms/upgrade_preflight.h"
 
@@ -21,6 +23,8 @@ struct InspectOptions {
   bool json = false;
   bool summary = false;
   std::optional<int64_t> to;
+  bool fp16 = false;
+  InputOptions measure;  // --fp16's inputs: --input, --random, --dim
 };
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -123,6 +127,23 @@ void print_plan(const UpgradePlan& p) {
   }
 }
 
+nlohmann::json risks_json(const std::vector<Fp16Risk>& risks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : risks) {
+    out.push_back({{"graph", r.graph}, {"node", r.node}, {"index", r.node_index}, {"op", r.op}, {"check", r.check},
+                   {"input", r.input}, {"what", r.what}, {"advice", r.advice}});
+  }
+  return out;
+}
+
+void print_risks(const std::vector<Fp16Risk>& risks, bool measured) {
+  std::cout << fmt::format("\nfloat16 risks{}: {}\n", measured ? " (inputs measured)" : " (parameters only)",
+                           risks.empty() ? "none" : std::to_string(risks.size()));
+  for (const auto& r : risks) {
+    std::cout << fmt::format("  {} ({}) {} {}: {}\n      do: {}\n", r.node, r.op, r.check, r.input, r.what, r.advice);
+  }
+}
+
 }  // namespace
 
 Runner add_inspect(CLI::App& app) {
@@ -131,6 +152,12 @@ Runner add_inspect(CLI::App& app) {
   sub->add_option("model", opt->model, "The .onnx model")->required();
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
   sub->add_flag("--summary", opt->summary, "Print the header and the table only, no per-node details");
+  sub->add_flag("--fp16", opt->fp16,
+                "Float16 risks of the normalization nodes: parameters that overflow or vanish in float16, and with "
+                "--random/--input, inputs whose sum of squares overflows it");
+  sub->add_option("--input", opt->measure.inputs, "NAME=FILE: an input for --fp16's measurement (repeatable)");
+  sub->add_option("--random", opt->measure.seed, "--fp16: measure on seeded random inputs");
+  sub->add_option("--dim", opt->measure.dims, "NAME=VALUE: a symbolic dim's size for --random (repeatable)");
   sub->add_option("--to", opt->to, "Pre-flight: what upgrade --to N would do to every node, and every node that blocks it");
   return [opt]() {
     const Model model = load_model(opt->model);
@@ -140,6 +167,22 @@ Runner add_inspect(CLI::App& app) {
     } catch (Error& e) {
       e.in_file(opt->model);
       throw;
+    }
+    const bool measuring = opt->measure.seed || !opt->measure.inputs.empty() || !opt->measure.dims.empty();
+    if (measuring && !opt->fp16) throw Error(ErrorKind::usage, "--input, --random and --dim go with --fp16");
+    std::optional<std::vector<Fp16Risk>> risks;
+    if (opt->fp16) {
+      try {
+        if (measuring) {
+          const auto inputs = model_inputs(opt->measure, model);
+          risks = fp16_risks(model, &inputs);
+        } else {
+          risks = fp16_risks(model);
+        }
+      } catch (Error& e) {
+        e.in_file(opt->model);
+        throw;
+      }
     }
     std::optional<UpgradePlan> plan;
     if (opt->to) {
@@ -153,6 +196,7 @@ Runner add_inspect(CLI::App& app) {
     if (opt->json) {
       nlohmann::json j = to_json(r);
       if (plan) j["upgrade_plan"] = plan_json(*plan);
+      if (risks) j["fp16_risks"] = risks_json(*risks);
       std::cout << json_text(j) << "\n";
       return 0;
     }
@@ -161,6 +205,7 @@ Runner add_inspect(CLI::App& app) {
     if (!opt->summary) {
       for (const auto& n : r.norms) print_details(n);
     }
+    if (risks) print_risks(*risks, measuring);
     if (plan) print_plan(*plan);
     return 0;
   };
