@@ -196,3 +196,35 @@ TEST_CASE("up to 17 too, every node that blocks is named in one error, and the p
   CHECK(ok.blockers.empty());
   CHECK(ok.to_ir == 8);
 }
+
+TEST_CASE("attributes added with defaults up to 17 go down at their default; ops without ONNX adapters below 6 go down unchanged", "[upgrade][low]") {
+  Net n(13);
+  n.input("x", DType::float32, {1, 4, 3, 3});
+  auto& pool = n.node("AveragePool", {"x"}, {"p"}, "pool");
+  ints(pool, "kernel_shape", {2, 2});
+  set_attr(pool, "ceil_mode", int64_t{0});
+  auto& d2s = n.node("DepthToSpace", {"p"}, {"d"}, "d2s");
+  set_attr(d2s, "blocksize", int64_t{2});
+  auto* mode = d2s.add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("DCR");
+  n.node("Sigmoid", {"d"}, {"s"}, "sigmoid");
+  n.node("Tanh", {"s"}, {"y"}, "tanh");
+  add_output(n.g(), "y", DType::float32, {1, 1, 4, 4});
+  const Model down = through(n.m, {10, 9, 5, 1});
+  CHECK_FALSE(has_attr(first_node(down, "AveragePool"), "ceil_mode"));
+  CHECK_FALSE(has_attr(first_node(down, "DepthToSpace"), "mode"));
+  through(down, {6, 13, 17});
+
+  Net crd(13);
+  crd.input("x", DType::float32, {1, 4, 1, 1});
+  auto& c = crd.node("DepthToSpace", {"x"}, {"y"}, "crd");
+  set_attr(c, "blocksize", int64_t{2});
+  auto* m2 = c.add_attribute();
+  m2->set_name("mode");
+  m2->set_type(onnx::AttributeProto::STRING);
+  m2->set_s("CRD");
+  add_output(crd.g(), "y", DType::float32, {1, 1, 2, 2});
+  CHECK(upgrade_error_of(crd.m, 10).find("DepthToSpace") != std::string::npos);
+}

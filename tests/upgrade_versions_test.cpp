@@ -92,7 +92,9 @@ TEST_CASE("a type-only row keeps inputs, outputs and attributes and only adds el
       CHECK(now->max_out == before->max_out);
       CHECK(value_names(now->inputs) == value_names(before->inputs));
       CHECK(value_names(now->outputs) == value_names(before->outputs));
-      const std::set<std::string> had = attr_names(*before), has = attr_names(*now);
+      std::set<std::string> had = attr_names(*before);
+      const std::set<std::string> has = attr_names(*now);
+      if (std::string(c.detail).find("consumed_inputs removed") == 0) CHECK(had.erase("consumed_inputs") == 1);
       std::set<std::string> added;
       for (const auto& a : has)
         if (!had.count(a)) added.insert(a);

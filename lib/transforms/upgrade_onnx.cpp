@@ -56,8 +56,27 @@ int first_opset(const std::string& op) {
 }  // namespace
 
 const std::vector<DefaultedAttribute>& defaulted_attributes() {
-  static const std::vector<DefaultedAttribute> table{
-      {"Reshape", 14, "allowzero"}, {"MaxPool", 10, "ceil_mode"}, {"MaxPool", 10, "dilations"}};
+  // The `attrs` rows up to 17 of the table of schema changes (upgrade_versions.h).
+  static const std::vector<DefaultedAttribute> table = [] {
+    std::vector<DefaultedAttribute> out;
+    static std::vector<std::string> texts;  // the names and values the entries point into
+    texts.reserve(64);
+    for (const auto& row : version_changes()) {
+      for (const auto& c : row.changes) {
+        if (c.kind != VersionKind::attrs || c.version > 17) continue;
+        const std::string d = c.detail;
+        for (size_t k = 0; k < d.size();) {
+          const size_t comma = std::min(d.find(',', k), d.size()), eq = d.find('=', k);
+          texts.push_back(d.substr(k, eq - k));
+          const char* attr = texts.back().c_str();
+          texts.push_back(d.substr(eq + 1, comma - eq - 1));
+          out.push_back({row.op, c.version, attr, texts.back().c_str()});
+          k = comma + 1;
+        }
+      }
+    }
+    return out;
+  }();
   return table;
 }
 
@@ -112,13 +131,16 @@ bool attr_set(const onnx::NodeProto& n, const std::string& name) {
   return false;
 }
 
-// Absent, or the value that keeps the older version's meaning: 0, or all
-// ones for dilations.
-bool at_default(const onnx::NodeProto& n, const std::string& name) {
+// Absent, or the value that keeps the older version's meaning (`value`:
+// an int, a string, "1s" for all ones, "" for absent only).
+bool at_default(const onnx::NodeProto& n, const DefaultedAttribute& d) {
+  const std::string value = d.value;
   for (const auto& a : n.attribute()) {
-    if (a.name() != name) continue;
-    if (name == "dilations") return std::all_of(a.ints().begin(), a.ints().end(), [](int64_t d) { return d == 1; });
-    return a.i() == 0;
+    if (a.name() != d.attr) continue;
+    if (value == "1s") return std::all_of(a.ints().begin(), a.ints().end(), [](int64_t v) { return v == 1; });
+    if (value.empty()) return false;
+    if (a.type() == onnx::AttributeProto::STRING) return a.s() == value;
+    return std::to_string(a.i()) == value;
   }
   return true;
 }
@@ -135,7 +157,7 @@ bool type_only_downgrade(const onnx::NodeProto& n, int64_t from, int64_t to) {
   // (optional C) with C given; Gemm-7 (C always broadcast) gets broadcast = 1
   // in hide_nodes.
   for (const auto& d : defaulted_attributes()) {
-    if (n.op_type() == d.op && to < d.version && from >= d.version && !at_default(n, d.attr)) return false;
+    if (n.op_type() == d.op && to < d.version && from >= d.version && !at_default(n, d)) return false;
   }
   if (n.op_type() == "Flatten" && to < 11) {
     for (const auto& a : n.attribute())

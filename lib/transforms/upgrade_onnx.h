@@ -58,6 +58,7 @@ struct DefaultedAttribute {
   const char* op;
   int version;
   const char* attr;
+  const char* value;  // the default: an int or a string; "1s": all ones; "": absent
 };
 const std::vector<DefaultedAttribute>& defaulted_attributes();
 

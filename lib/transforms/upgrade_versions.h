@@ -46,8 +46,9 @@ const std::vector<OpChanges>& version_changes();
 // The row for `op` at since-version `version`, or nullptr.
 const VersionChange* version_change(std::string_view op, int version);
 
-// Since-versions of `op` in 2..17 that only added types (the ONNX phase
-// keeps such nodes as they are going down; upgrade_onnx.cpp).
+// Since-versions of `op` in 2..17 that only added types or attributes with
+// defaults (the ONNX phase keeps such nodes as they are going down, the
+// attributes at their default dropped; upgrade_onnx.cpp).
 std::vector<int> type_only_versions_upto_17(std::string_view op);
 
 const char* version_kind_name(VersionKind k);
