@@ -15,7 +15,8 @@
 // Run: build/bnorm_bench [--benchmark_filter=...] [--benchmark_repetitions=N]
 // (BNORM_CACHE_PREFETCH=0 or 1 in the environment overrides isa.h's
 // cache_prefetch_active() default for the run, BNORM_WIDE_F16=0 or 1 its
-// wide_f16_active(), BNORM_CHUNK_PREFETCH=0 or 1 its chunk_prefetch_active().)
+// wide_f16_active(), BNORM_CHUNK_PREFETCH=0 or 1 its chunk_prefetch_active(),
+// BNORM_ISA=generic, avx2 or avx512 the SIMD level.)
 //
 // The ceilings (loops that bound what a kernel can reach) are in
 // bench/ceilings_bench.cpp, in the same program; the shapes, buffers and
@@ -140,17 +141,21 @@ NcsShape family_shape(const benchmark::State& state) {
   }
 }
 
-void BM_family_memcpy_f32(benchmark::State& state) {
+template <class T = float>
+void family_memcpy(benchmark::State& state) {
   omp_set_num_threads(1);
   const size_t n = family_shape(state).elements();
-  const Buffer<float> x = input<float>(n);
-  Buffer<float> y(n, 0.0f);
+  const Buffer<T> x = input<T>(n);
+  Buffer<T> y(n, T{});
   for (auto _ : state) {
-    std::memcpy(y.get(), x.get(), n * sizeof(float));
+    std::memcpy(y.get(), x.get(), n * sizeof(T));
     benchmark::ClobberMemory();
   }
-  report(state, 2 * n * sizeof(float));
+  report(state, 2 * n * sizeof(T));
 }
+
+void BM_family_memcpy_f32(benchmark::State& state) { family_memcpy(state); }
+void BM_family_memcpy_f16(benchmark::State& state) { family_memcpy<f16>(state); }  // f16 and bf16 rows
 
 template <class T = float>
 void rows_bench(benchmark::State& state, bool rms) {
@@ -169,7 +174,10 @@ void rows_bench(benchmark::State& state, bool rms) {
 
 void BM_layer_norm_f32(benchmark::State& state) { rows_bench(state, false); }
 void BM_layer_norm_f16(benchmark::State& state) { rows_bench<f16>(state, false); }
+void BM_layer_norm_bf16(benchmark::State& state) { rows_bench<bf16>(state, false); }
 void BM_rms_norm_f32(benchmark::State& state) { rows_bench(state, true); }
+void BM_rms_norm_f16(benchmark::State& state) { rows_bench<f16>(state, true); }
+void BM_rms_norm_bf16(benchmark::State& state) { rows_bench<bf16>(state, true); }
 
 void BM_group_norm_f32(benchmark::State& state) {
   omp_set_num_threads(1);
@@ -191,7 +199,11 @@ void family_rows(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_family_memcpy_f32)->ArgNames({"shape"})->Arg(0)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_layer_norm_f32)->Apply(family_rows);
 BENCHMARK(BM_rms_norm_f32)->Apply(family_rows);
+BENCHMARK(BM_family_memcpy_f16)->ArgNames({"shape"})->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_layer_norm_f16)->Apply(family_rows);
+BENCHMARK(BM_layer_norm_bf16)->Apply(family_rows);
+BENCHMARK(BM_rms_norm_f16)->Apply(family_rows);
+BENCHMARK(BM_rms_norm_bf16)->Apply(family_rows);
 BENCHMARK(BM_group_norm_f32)->ArgNames({"shape"})->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
@@ -206,6 +218,11 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("BNORM_WIDE_F16")) set_wide_f16(v[0] == '1');
   // BNORM_CHUNK_PREFETCH=0/1 likewise for isa.h's chunk_prefetch_active().
   if (const char* v = std::getenv("BNORM_CHUNK_PREFETCH")) set_chunk_prefetch(v[0] == '1');
+  // BNORM_ISA=generic/avx2/avx512 lowers the level (isa.h), to compare the paths.
+  if (const char* v = std::getenv("BNORM_ISA")) {
+    const std::string level = v;
+    set_active_isa(level == "generic" ? Isa::Generic : level == "avx2" ? Isa::Avx2 : Isa::Avx512);
+  }
   benchmark::AddCustomContext("kernels_isa", isa_name(active_isa()));
   benchmark::AddCustomContext("avx512_bf16", avx512_bf16_active() ? "on" : "off");
   benchmark::AddCustomContext("cache_prefetch", cache_prefetch_active() ? "on" : "off");

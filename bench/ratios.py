@@ -9,7 +9,10 @@ shape, threads and element size (f16 / bf16 kernels against memcpy<f16>),
 and their ratio; with repetitions, also the coefficient of variation of
 the kernel's and of memcpy's rate over the repetitions (cv %, Google
 Benchmark's "cv" aggregate), to tell a ratio's distance from a target
-from run-to-run noise.
+from run-to-run noise. Then the normalization family's one-thread rows
+(LayerNormalization, RMSNormalization, GroupNormalization and their
+ceilings) against memcpy of the same shape and element size, with each
+kernel's ceiling and its share of it.
 """
 import json
 import re
@@ -51,6 +54,46 @@ def main(path):
               f"{gbs:8.2f} {base_text} {ratio}" + cv_text(cvs, (kernel, shape, threads), base_key))
 
 
+FAMILY = re.compile(r"^(BM_[^/]+)/shape:(\d)/real_time")
+FAMILY_SHAPES = {"0": "[32,512,768]", "1": "[1,128,768]", "2": "[8,256,56,56]"}
+
+
+def family(run):
+    """The normalization family's one-thread rows (kernels_bench.cpp's
+    family_rows, ceilings_bench.cpp's family_ceiling_rows) against
+    BM_family_memcpy_f32 / _f16 of the same shape; a kernel with a ceiling
+    (BM_ceiling_<kernel>_compute_<type>) also shows the ceiling's ratio and
+    the kernel's share of it."""
+    rates, cvs = {}, {}
+    has_aggregates = any(b.get("run_type") == "aggregate" for b in run["benchmarks"])
+    for b in run["benchmarks"]:
+        m = FAMILY.match(b["name"])
+        if not m or "bytes_per_second" not in b:
+            continue
+        if has_aggregates and b.get("aggregate_name") == "cv":
+            cvs[m.groups()] = 100 * b["bytes_per_second"]
+        if has_aggregates and b.get("aggregate_name") != "median":
+            continue
+        rates.setdefault(m.groups(), []).append(b["bytes_per_second"] / 1e9)
+    rate = {k: statistics.median(v) for k, v in rates.items()}
+    if not rate:
+        return
+    print(f"\n{'kernel (one thread)':34} {'shape':15} {'GB/s':>8} {'memcpy':>8} {'ratio':>6}"
+          f" {'ceiling':>8} {'share':>6}" + (f" {'cv %':>11}" if cvs else ""))
+    for (kernel, shape), gbs in sorted(rate.items()):
+        if kernel.startswith("BM_family_memcpy"):
+            continue
+        half = kernel.endswith("f16")
+        base_key = ("BM_family_memcpy_f16" if half else "BM_family_memcpy_f32", shape)
+        base = rate.get(base_key)
+        ratio = f"{gbs / base:6.2f}" if base else "     -"
+        kind, _, dtype = kernel[3:].rpartition("_")
+        ceiling = rate.get((f"BM_ceiling_{kind}_compute_{dtype}", shape))
+        ceil_text = f"{ceiling / base:8.2f} {gbs / ceiling:6.2f}" if ceiling and base else f"{'-':>8} {'-':>6}"
+        print(f"{kernel:34} {FAMILY_SHAPES.get(shape, shape):15} {gbs:8.2f} "
+              f"{base if base else 0:8.2f} {ratio} {ceil_text}" + cv_text(cvs, (kernel, shape), base_key))
+
+
 def cv_text(cvs, key, base_key):
     """' kernel/memcpy' cv in percent, '-' where a run has none."""
     if not cvs:
@@ -61,3 +104,5 @@ def cv_text(cvs, key, base_key):
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "/dev/stdin")
+    with open(sys.argv[1] if len(sys.argv) > 1 else "/dev/stdin") as f:
+        family(json.load(f))
