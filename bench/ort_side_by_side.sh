@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bnorm's BN kernel and onnxruntime's, side by side on the same shapes.
+# bnorm's BN kernel and onnxruntime's, side by side on the same shapes; then
+# LayerNormalization and GroupNormalization (bench/ort/run_norms.js).
 # onnxruntime comes from the npm registry (onnxruntime-node, installed with
 # --ignore-scripts into a temporary folder); its kernel time is taken from
 # its own profiler. bnorm's figures come from build/bnorm_bench.
@@ -14,5 +15,7 @@ trap 'rm -rf "$work"' EXIT
 for t in 1 $(nproc); do
   NODE_PATH="$work/node_modules" node "$here/ort/run.js" "$work" "$t"
 done
+# The normalization family (LayerNormalization, GroupNormalization), one thread.
+NODE_PATH="$work/node_modules" node "$here/ort/run_norms.js" "$work" 1
 echo
-"$build/bnorm_bench" --benchmark_filter='memcpy|bn_infer_f32' --benchmark_min_time=0.2 2>/dev/null
+"$build/bnorm_bench" --benchmark_filter='memcpy|bn_infer_f32|layer_norm_f32|group_norm_f32' --benchmark_min_time=0.2 2>/dev/null
