@@ -16,24 +16,30 @@ namespace bnorm {
 
 namespace {
 
-// floor(log10(err)) + 14 clamped to the decade bins, without a log per
-// element: the binary exponent gives the decade within one, a table fixes it.
-int error_bin(double err) {
-  if (err == 0) return 0;
-  if (!std::isfinite(err)) return kErrorBins - 1;
-  static const double kPow10[] = {1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5,
-                                  1e-4,  1e-3,  1e-2,  1e-1,  1e0,  1e1,  1e2,  1e3};
-  if (err < kPow10[1]) return 1;
-  if (err >= kPow10[15]) return kErrorBins - 2;
+// Bin k in 2..15 holds [kEdge[k], kEdge[k + 1]) = [1e(k-14), 1e(k-13)).
+constexpr double kEdge[] = {0,    0,    1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6,
+                            1e-5, 1e-4, 1e-3,  1e-2,  1e-1,  1e0,  1e1,  1e2};
+
+// For a binary exponent e in [-40, 6]: the bin of 2^e, floor(e log10 2) + 14.
+struct DecadeOfExponent {
+  int bin[47];
+  DecadeOfExponent() {
+    for (int e = -40; e <= 6; ++e) bin[e + 40] = static_cast<int>(std::floor(e * std::log10(2.0))) + 14;
+  }
+};
+const DecadeOfExponent kDecades;
+
+// The histogram bin of a positive, finite error without a log per element:
+// 2^e <= err < 2^(e+1) spans at most two decades, so one comparison with
+// the next decade's edge settles it.
+inline int error_bin(double err) {
+  if (err < kEdge[2]) return 1;
+  if (err >= kEdge[16]) return kErrorBins - 2;
   uint64_t bits;
   std::memcpy(&bits, &err, sizeof bits);
-  const int e2 = static_cast<int>((bits >> 52) & 0x7ff) - 1023;  // err is normal here
-  // floor(e2 * log10(2)) by a fixed-point product (exact over this range), within one of the decade.
-  int k = ((e2 * 1233) >> 12) + 13;
-  k = std::clamp(k, 0, 15);
-  while (k < 15 && err >= kPow10[k + 1]) ++k;
-  while (k > 0 && err < kPow10[k]) --k;
-  return std::clamp(k + 1, 1, kErrorBins - 2);
+  const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;  // in [-40, 6] here
+  const int k = kDecades.bin[e + 40];
+  return k + static_cast<int>(err >= kEdge[k + 1]);  // no branch: it would mispredict
 }
 
 // IEEE bits mapped to integers that count representable values in order,
@@ -109,6 +115,10 @@ double ulp_distance(const Tensor& a, const Tensor& b, int64_t i, int width) {
     U ua, ub;
     std::memcpy(&ua, a.data<T>() + i, sizeof(U));
     std::memcpy(&ub, b.data<T>() + i, sizeof(U));
+    if constexpr (std::is_same_v<T, float>) {
+      const int64_t d = ordered(ua, 32) - ordered(ub, 32);  // fits: both within +-2^31
+      return static_cast<double>(d < 0 ? -d : d);
+    }
     return std::fabs(static_cast<double>(ordered(ua, width)) - static_cast<double>(ordered(ub, width)));
   } else {
     if (!width) return 0;
@@ -119,40 +129,49 @@ double ulp_distance(const Tensor& a, const Tensor& b, int64_t i, int width) {
 
 // Elements [begin, end) into v; returns their largest error. x, y: the
 // elements (T* for float and double, the converted doubles otherwise);
-// a, b: the tensors, for their bits.
+// a, b: the tensors, for their bits. The figures are kept in locals (in
+// registers) and the histogram in two halves for even and odd elements,
+// so that consecutive counts into one bin do not wait for each other.
 template <typename T>
 double scan_range(const Tensor& a, const Tensor& b, const T* x, const T* y, int64_t begin, int64_t end,
                   const Tolerance& tol, ValueDiff& v) {
-  Diff& d = v.diff;
   const int width = float_width(a.dtype);
-  double range_max = 0;
+  const double rtol = tol.rtol, atol = tol.atol, inf = std::numeric_limits<double>::infinity();
+  double max_abs = v.diff.max_abs, max_rel = v.diff.max_rel, worst = v.worst, max_ulp = v.max_ulp, range_max = 0;
+  int64_t mismatches = 0;
+  int64_t hist[2][kErrorBins] = {};
   for (int64_t i = begin; i < end; ++i) {
+    int64_t* h = hist[i & 1];
     const double e = x[i], g = y[i];
     if (e == g) {  // equal finite values and equal infinities
-      ++v.histogram[0];
+      ++h[0];
       continue;
     }
     if (!std::isfinite(e) || !std::isfinite(g)) {
       const bool both_nan = std::isnan(e) && std::isnan(g);
-      ++v.histogram[both_nan ? 0 : kErrorBins - 1];
+      ++h[both_nan ? 0 : kErrorBins - 1];
       if (both_nan) continue;
-      ++d.mismatches;
-      v.worst = std::numeric_limits<double>::infinity();
+      ++mismatches;
+      worst = inf;
       continue;
     }
     const double err = std::fabs(g - e);
-    ++v.histogram[error_bin(err)];
-    const double allowed = tol.atol + tol.rtol * std::fabs(e);
-    d.max_abs = std::max(d.max_abs, err);
+    ++h[error_bin(err)];
+    const double allowed = atol + rtol * std::fabs(e);
+    max_abs = std::max(max_abs, err);
     // Divide only when the ratio may be a new maximum.
-    if (e != 0 && err > d.max_rel * std::fabs(e)) d.max_rel = std::max(d.max_rel, err / std::fabs(e));
-    if (!(err <= allowed)) ++d.mismatches;
-    if (err > v.worst * allowed) {
-      v.worst = std::max(v.worst, allowed > 0 ? err / allowed : std::numeric_limits<double>::infinity());
-    }
-    v.max_ulp = std::max(v.max_ulp, ulp_distance<T>(a, b, i, width));
+    if (e != 0 && err > max_rel * std::fabs(e)) max_rel = std::max(max_rel, err / std::fabs(e));
+    mismatches += !(err <= allowed);
+    if (err > worst * allowed) worst = std::max(worst, allowed > 0 ? err / allowed : inf);
+    max_ulp = std::max(max_ulp, ulp_distance<T>(a, b, i, width));
     range_max = std::max(range_max, err);
   }
+  v.diff.max_abs = max_abs;
+  v.diff.max_rel = max_rel;
+  v.diff.mismatches += mismatches;
+  v.worst = worst;
+  v.max_ulp = max_ulp;
+  for (int k = 0; k < kErrorBins; ++k) v.histogram[k] += hist[0][k] + hist[1][k];
   return range_max;
 }
 
