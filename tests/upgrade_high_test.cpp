@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "eval/test_graph.h"
+#include "model/op_versions.h"
+#include "support.h"
 #include "transforms/upgrade.h"
 #include "transforms/upgrade_preflight.h"
 #include "upgrade_support.h"
@@ -201,4 +203,40 @@ TEST_CASE("every blocking node is reported at once, and the pre-flight plan list
   const UpgradePlan ok = plan_upgrade_model(n.model(), 20);
   CHECK(ok.blockers.empty());
   CHECK(ok.to_ir == 9);
+}
+
+TEST_CASE("whole models go up to 23 and back down through 17 with their numbers", "[upgrade][high]") {
+  for (const char* name : {"small_cnn_opset9.onnx", "resnet_block_opset9.onnx", "fold_cases_opset13.onnx",
+                           "subgraph_if_opset11.onnx", "constant_params_opset12.onnx"}) {
+    INFO(name);
+    const Model in = load_model(testdata(name));
+    const Model top = converted(in, 23);
+    CHECK(top.proto.ir_version() == 11);
+    expect_same_outputs(in, top);
+    for (int64_t to : {20, 17, 13, 9}) {
+      INFO("23 to " << to);
+      expect_same_outputs(in, converted(top, to));
+    }
+  }
+}
+
+TEST_CASE("unary ops go down from 23 to their first version and back, type-only changes checked by numbers", "[upgrade][high]") {
+  for (const std::string op : {"Acos", "Asin", "Atan", "Cos", "Sin", "Tan", "Acosh", "Asinh", "Atanh", "Cosh", "Sinh",
+                               "Softplus", "Softsign", "Selu", "Elu", "HardSigmoid", "HardSwish", "Mish", "Round",
+                               "ThresholdedRelu", "Sigmoid", "Tanh", "Exp", "Abs", "Neg", "Relu", "LeakyRelu", "Sqrt",
+                               "Floor", "Ceil", "Identity", "Dropout", "Flatten", "IsNaN"}) {
+    // ThresholdedRelu-1 was experimental (not in ONNX 1.12, which starts it at 10).
+    const int first = op == "ThresholdedRelu" ? 10 : op_history(op)->versions.front();
+    Net n(23);
+    n.b.input("x", DType::float32, {2, 3});
+    n.b.node(op, {"x"}, {"y"}, "n");
+    n.out("y", op == "IsNaN" ? DType::boolean : DType::float32, op == "Flatten" ? std::vector<int64_t>{2, 3}
+                                                                                 : std::vector<int64_t>{2, 3});
+    for (const int64_t to : {int64_t{first}, int64_t{std::max(first, 13)}, int64_t{21}}) {
+      INFO(op << " 23 -> " << to << " -> 23");
+      const Model down = converted(n.model(), to);
+      expect_same_outputs(n.model(), down);
+      expect_same_outputs(n.model(), converted(down, 23));
+    }
+  }
 }
