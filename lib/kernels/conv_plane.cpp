@@ -1,9 +1,13 @@
 // conv_plane.h's loops, compiled once per SIMD level: each level's entry
 // point carries its target attribute and flattens the template into
-// itself, so GCC vectorizes the row loops for that level. The contiguous
-// row loop (stride 1) vectorizes at every level; strided rows go lane by
-// lane. Contraction is off: products and sums round apart, as specified.
+// itself. Stride 1 (most depthwise layers): two vectors of output columns
+// at a time keep their sums in registers through every kernel position
+// (256-bit vectors at the AVX-512 level, as in gemm_avx512.cpp), columns
+// near the border one by one. Other strides: one kernel position at a time
+// over the whole output row, vectorized by GCC where it can. Contraction
+// is off: products and sums round apart, as specified.
 #pragma GCC optimize("fp-contract=off")
+#pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
 #include "kernels/conv_plane.h"
 
 #include <algorithm>
@@ -41,44 +45,126 @@ inline void valid_columns(size_t n, size_t stride, size_t off, size_t pad, size_
   lo = std::min(lo, hi);
 }
 
+// Row by row, one kernel position at a time over the whole output row
+// (any stride).
 template <class T>
-inline void plane_body(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
-  for (size_t oy = 0; oy < s.out_h; ++oy) {
-    T* yr = y + oy * s.out_w;
-    std::fill(yr, yr + s.out_w, T(0));
-    for (size_t ky = 0; ky < s.kernel_h; ++ky) {
-      const size_t iy_pad = oy * s.stride_h + ky * s.dil_h;  // iy + pad_h
-      const bool row = iy_pad >= s.pad_h && iy_pad - s.pad_h < s.in_h;
-      const T* xr = row ? x + (iy_pad - s.pad_h) * s.in_w : x;
-      for (size_t kx = 0; kx < s.kernel_w; ++kx) {
-        const size_t off = kx * s.dil_w;
-        size_t lo = 0, hi = 0;
-        if (row) valid_columns(s.out_w, s.stride_w, off, s.pad_w, s.in_w, lo, hi);
-        // Column ox reads xr[ox*stride + off - pad], from column lo on.
-        const T* xs = hi > lo ? xr + (lo * s.stride_w + off - s.pad_w) : xr;
-        add_row(yr, xs, s.out_w, s.stride_w, lo, hi, w[ky * s.kernel_w + kx]);
-      }
+inline void plane_by_taps(const T* x, const T* w, T* y, const ConvPlane& s, size_t oy) noexcept {
+  T* yr = y + oy * s.out_w;
+  std::fill(yr, yr + s.out_w, T(0));
+  for (size_t ky = 0; ky < s.kernel_h; ++ky) {
+    const size_t iy_pad = oy * s.stride_h + ky * s.dil_h;  // iy + pad_h
+    const bool row = iy_pad >= s.pad_h && iy_pad - s.pad_h < s.in_h;
+    const T* xr = row ? x + (iy_pad - s.pad_h) * s.in_w : x;
+    for (size_t kx = 0; kx < s.kernel_w; ++kx) {
+      const size_t off = kx * s.dil_w;
+      size_t lo = 0, hi = 0;
+      if (row) valid_columns(s.out_w, s.stride_w, off, s.pad_w, s.in_w, lo, hi);
+      // Column ox reads xr[ox*stride + off - pad], from column lo on.
+      const T* xs = hi > lo ? xr + (lo * s.stride_w + off - s.pad_w) : xr;
+      add_row(yr, xs, s.out_w, s.stride_w, lo, hi, w[ky * s.kernel_w + kx]);
     }
   }
 }
 
+// Element ox of an output row whose input rows are `rows` (null: padding).
+template <class T>
+inline T one_column(const T* const* rows, const T* w, const ConvPlane& s, size_t ox) noexcept {
+  T acc = T(0);
+  for (size_t ky = 0; ky < s.kernel_h; ++ky)
+    for (size_t kx = 0; kx < s.kernel_w; ++kx) {
+      const size_t ix_pad = ox * s.stride_w + kx * s.dil_w;  // ix + pad_w
+      const bool inside = rows[ky] && ix_pad >= s.pad_w && ix_pad - s.pad_w < s.in_w;
+      acc += w[ky * s.kernel_w + kx] * (inside ? rows[ky][ix_pad - s.pad_w] : T(0));
+    }
+  return acc;
+}
+
+// Stride 1: U vectors of output columns from ox, inside the input for every
+// kernel column, with their sums in registers through all the products.
+template <class V, size_t U, class T>
+inline void columns_stride1(const T* const* rows, const T* w, T* yr, const ConvPlane& s, size_t ox) noexcept {
+  constexpr size_t L = simd::lanes<V>();
+  V acc[U];
+#pragma GCC unroll 4
+  for (size_t u = 0; u < U; ++u) acc[u] = V{};
+  for (size_t ky = 0; ky < s.kernel_h; ++ky) {
+    const T* row = rows[ky];
+    for (size_t kx = 0; kx < s.kernel_w; ++kx) {
+      const T wv = w[ky * s.kernel_w + kx];
+      if (!row) {
+        const T zero = wv * T(0);
+#pragma GCC unroll 4
+        for (size_t u = 0; u < U; ++u) acc[u] += zero;
+        continue;
+      }
+      const T* xp = row + (ox + kx * s.dil_w - s.pad_w);
+#pragma GCC unroll 4
+      for (size_t u = 0; u < U; ++u) acc[u] += wv * simd::load_bits<V>(xp + u * L);
+    }
+  }
+#pragma GCC unroll 4
+  for (size_t u = 0; u < U; ++u) simd::store_bits(yr + ox + u * L, acc[u]);
+}
+
+// Stride 1: columns [a, b) (inside the input for every kernel column) four
+// vectors, then one vector at a time, the last one ending at b; the others
+// one by one.
+template <class V, class T>
+inline void row_stride1(const T* const* rows, const T* w, T* yr, const ConvPlane& s, size_t a, size_t b) noexcept {
+  constexpr size_t L = simd::lanes<V>();
+  size_t ox = 0;
+  for (; ox < a; ++ox) yr[ox] = one_column(rows, w, s, ox);
+  for (; ox + 4 * L <= b; ox += 4 * L) columns_stride1<V, 4>(rows, w, yr, s, ox);
+  for (; ox + L <= b; ox += L) columns_stride1<V, 1>(rows, w, yr, s, ox);
+  if (ox < b && b - a >= L) {  // the last vector ends at b: columns before ox get their own value again
+    columns_stride1<V, 1>(rows, w, yr, s, b - L);
+    ox = b;
+  }
+  for (; ox < s.out_w; ++ox) yr[ox] = one_column(rows, w, s, ox);
+}
+
+template <class V, class T>
+inline void plane_body(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
+  constexpr size_t kMaxRows = 16;
+  if (s.stride_w != 1 || s.kernel_h > kMaxRows) {
+    for (size_t oy = 0; oy < s.out_h; ++oy) plane_by_taps(x, w, y, s, oy);
+    return;
+  }
+  size_t a = 0, b = s.out_w;  // columns inside the input for every kernel column
+  for (size_t kx = 0; kx < s.kernel_w; ++kx) {
+    size_t lo, hi;
+    valid_columns(s.out_w, 1, kx * s.dil_w, s.pad_w, s.in_w, lo, hi);
+    a = std::max(a, lo);
+    b = std::min(b, hi);
+  }
+  if (a > b) a = b;
+  const T* rows[kMaxRows];
+  for (size_t oy = 0; oy < s.out_h; ++oy) {
+    for (size_t ky = 0; ky < s.kernel_h; ++ky) {
+      const size_t iy_pad = oy * s.stride_h + ky * s.dil_h;  // iy + pad_h
+      rows[ky] = iy_pad >= s.pad_h && iy_pad - s.pad_h < s.in_h ? x + (iy_pad - s.pad_h) * s.in_w : nullptr;
+    }
+    row_stride1<V>(rows, w, y + oy * s.out_w, s, a, b);
+  }
+}
+
 BNORM_ENTRY_GENERIC void plane_generic(const float* x, const float* w, float* y, const ConvPlane& s) noexcept {
-  plane_body(x, w, y, s);
+  plane_body<simd::f32x4>(x, w, y, s);
 }
 BNORM_ENTRY_AVX2 void plane_avx2(const float* x, const float* w, float* y, const ConvPlane& s) noexcept {
-  plane_body(x, w, y, s);
+  plane_body<simd::f32x8>(x, w, y, s);
 }
 BNORM_ENTRY_AVX512 void plane_avx512(const float* x, const float* w, float* y, const ConvPlane& s) noexcept {
-  plane_body(x, w, y, s);
+  plane_body<simd::f32x8>(x, w, y, s);
 }
 BNORM_ENTRY_GENERIC void plane_generic(const double* x, const double* w, double* y, const ConvPlane& s) noexcept {
-  plane_body(x, w, y, s);
+  plane_body<simd::f64x2>(x, w, y, s);
 }
 BNORM_ENTRY_AVX2 void plane_avx2(const double* x, const double* w, double* y, const ConvPlane& s) noexcept {
-  plane_body(x, w, y, s);
+  plane_body<simd::f64x4>(x, w, y, s);
 }
 BNORM_ENTRY_AVX512 void plane_avx512(const double* x, const double* w, double* y, const ConvPlane& s) noexcept {
-  plane_body(x, w, y, s);
+  plane_body<simd::f64x4>(x, w, y, s);
 }
 
 template <class T>

@@ -76,7 +76,7 @@ TEMPLATE_TEST_CASE("conv_plane gives im2col's product bit for bit at every level
   for (Isa isa : testing::available_isas()) {
     INFO("level " << isa_name(isa));
     set_active_isa(isa);
-    for (size_t in_w : {1, 2, 5, 16, 37})
+    for (size_t in_w : {1, 2, 5, 16, 37, 70})
       for (size_t k : {1, 2, 3, 5})
         for (size_t stride : {1, 2, 3})
           for (size_t dil : {1, 2})
@@ -92,7 +92,7 @@ TEMPLATE_TEST_CASE("conv_plane gives im2col's product bit for bit at every level
   }
 }
 
-TEST_CASE("conv_plane with strides that differ between rows and columns") {
+TEST_CASE("conv_plane with strides that differ between rows and columns, and a tall kernel", "[kernels]") {
   testing::SettingsGuard guard;
   std::mt19937 rng(5);
   for (Isa isa : testing::available_isas()) {
@@ -101,6 +101,12 @@ TEST_CASE("conv_plane with strides that differ between rows and columns") {
     s.out_h = out_size(9, 3, 2, 1, 1);
     s.out_w = out_size(20, 3, 1, 3, 0);
     check_plane<float>(s, rng, false);
+    // Kernels taller than the row pointers of the stride-1 path (16).
+    ConvPlane tall{20, 40, 18, 3, 0, 0, 1, 1, 1, 1, 2, 1};
+    tall.out_h = out_size(20, 18, 1, 1, 2);
+    tall.out_w = out_size(40, 3, 1, 1, 1);
+    check_plane<float>(tall, rng, false);
+    check_plane<double>(tall, rng, true);
   }
 }
 
