@@ -15,42 +15,13 @@ using bnorm::DType;
 using bnorm::Tensor;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::f32;
+using bnorm::test::i64;
+using bnorm::test::run_node1;
+using bnorm::test::set_ints;
+using bnorm::test::set_string;
 
-using Attrs = std::function<void(onnx::NodeProto&)>;
-
-void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t e : v) a->add_ints(e);
-}
-
-void set_string(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
-
-Tensor f32(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::float32, std::move(dims), v);
-}
-Tensor i64(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::int64, std::move(dims), v);
-}
-
-Tensor run(int64_t opset, const std::string& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {}) {
-  GraphBuilder b(opset);
-  std::vector<std::string> in;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    in.push_back("in" + std::to_string(i));
-    b.initializer(in.back(), inputs[i]);
-  }
-  auto& n = b.node(op, in, {"y"}, "n");
-  if (attrs) attrs(n);
-  b.output("y");
-  return bnorm::evaluate(b.model(), {}).at("y");
-}
+using bnorm::test::Attrs;
 
 Attrs kernel(std::vector<int64_t> k, std::function<void(onnx::NodeProto&)> more = {}) {
   return [=](onnx::NodeProto& n) {
@@ -64,59 +35,59 @@ Attrs kernel(std::vector<int64_t> k, std::function<void(onnx::NodeProto&)> more 
 TEST_CASE("LpPool is the p-norm of each window; p is a float at 1 and an int from 2", "[eval][resample]") {
   const Tensor x = f32({1, 1, 3}, {-3, 4, 12});
   auto p_int = [](int64_t p) { return [p](onnx::NodeProto& n) { set_attr(n, "p", p); }; };
-  const std::vector<double> l2 = run(11, "LpPool", {x}, kernel({2})).to_f64();
+  const std::vector<double> l2 = run_node1(11, "LpPool", {x}, kernel({2})).to_f64();
   CHECK(l2[0] == 5);
   CHECK(l2[1] == Approx(std::sqrt(160.0)).epsilon(1e-7));
-  CHECK(run(2, "LpPool", {x}, kernel({2}, p_int(1))).to_f64() == std::vector<double>{7, 16});
-  CHECK(run(1, "LpPool", {x}, kernel({3}, [](auto& n) { set_attr(n, "p", 1.0f); })).to_f64() ==
+  CHECK(run_node1(2, "LpPool", {x}, kernel({2}, p_int(1))).to_f64() == std::vector<double>{7, 16});
+  CHECK(run_node1(1, "LpPool", {x}, kernel({3}, [](auto& n) { set_attr(n, "p", 1.0f); })).to_f64() ==
         std::vector<double>{19});
-  REQUIRE_THROWS_AS(run(2, "LpPool", {x}, kernel({2}, [](auto& n) { set_attr(n, "p", 1.0f); })), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(2, "LpPool", {x}, kernel({2}, [](auto& n) { set_attr(n, "p", 1.0f); })), bnorm::Error);
   // Dilation 2 joins elements 0 and 2; only from version 18.
   auto dilated = kernel({2}, [](auto& n) { set_ints(n, "dilations", {2}); });
-  CHECK(run(18, "LpPool", {x}, dilated).to_f64()[0] == Approx(std::sqrt(9.0 + 144.0)));
-  REQUIRE_THROWS_AS(run(11, "LpPool", {x}, dilated), bnorm::Error);
+  CHECK(run_node1(18, "LpPool", {x}, dilated).to_f64()[0] == Approx(std::sqrt(9.0 + 144.0)));
+  REQUIRE_THROWS_AS(run_node1(11, "LpPool", {x}, dilated), bnorm::Error);
 }
 
 TEST_CASE("GlobalMaxPool and GlobalLpPool reduce each plane; NaN propagates through the max", "[eval][resample]") {
   const Tensor x = f32({1, 2, 2}, {3, -4, 1, NAN});
-  const Tensor m = run(22, "GlobalMaxPool", {x});
+  const Tensor m = run_node1(22, "GlobalMaxPool", {x});
   CHECK(m.dims == std::vector<int64_t>{1, 2, 1});
   CHECK(m.to_f64()[0] == 3);
   CHECK(std::isnan(m.to_f64()[1]));
-  const Tensor y = run(2, "GlobalLpPool", {f32({1, 1, 2, 1}, {3, -4})});
+  const Tensor y = run_node1(2, "GlobalLpPool", {f32({1, 1, 2, 1}, {3, -4})});
   CHECK(y.dims == std::vector<int64_t>{1, 1, 1, 1});
   CHECK(y.to_f64() == std::vector<double>{5});
-  CHECK(run(1, "GlobalLpPool", {f32({1, 1, 2}, {3, -4})}, [](auto& n) { set_attr(n, "p", 1.0f); }).to_f64() ==
+  CHECK(run_node1(1, "GlobalLpPool", {f32({1, 1, 2}, {3, -4})}, [](auto& n) { set_attr(n, "p", 1.0f); }).to_f64() ==
         std::vector<double>{7});
-  REQUIRE_THROWS_AS(run(22, "GlobalMaxPool", {f32({2}, {1, 2})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(22, "GlobalMaxPool", {f32({2}, {1, 2})}), bnorm::Error);
 }
 
 TEST_CASE("MaxUnpool scatters by MaxPool's indices and pads to output_shape at the end", "[eval][resample]") {
   const Tensor x = f32({1, 1, 2}, {7, 9});
   const Tensor idx = i64({1, 1, 2}, {1, 2});
   auto strided = kernel({2}, [](auto& n) { set_ints(n, "strides", {2}); });
-  CHECK(run(11, "MaxUnpool", {x, idx}, strided).to_f64() == std::vector<double>{0, 7, 9, 0});
-  const Tensor y = run(9, "MaxUnpool", {x, idx, i64({3}, {1, 1, 6})}, strided);
+  CHECK(run_node1(11, "MaxUnpool", {x, idx}, strided).to_f64() == std::vector<double>{0, 7, 9, 0});
+  const Tensor y = run_node1(9, "MaxUnpool", {x, idx, i64({3}, {1, 1, 6})}, strided);
   CHECK(y.to_f64() == std::vector<double>{0, 7, 9, 0, 0, 0});
-  REQUIRE_THROWS_AS(run(22, "MaxUnpool", {x, i64({1, 1, 2}, {1, 4})}, strided), bnorm::Error);
-  REQUIRE_THROWS_AS(run(22, "MaxUnpool", {x, idx, i64({3}, {1, 1, 3})}, strided), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(22, "MaxUnpool", {x, i64({1, 1, 2}, {1, 4})}, strided), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(22, "MaxUnpool", {x, idx, i64({3}, {1, 1, 3})}, strided), bnorm::Error);
 }
 
 TEST_CASE("MaxPool and AveragePool refuse attributes their version does not have", "[eval][resample]") {
   const Tensor x = f32({1, 1, 5}, {1, 2, 3, 4, 5});
   auto dilated = kernel({2}, [](auto& n) { set_ints(n, "dilations", {2}); });
-  CHECK(run(19, "AveragePool", {x}, dilated).to_f64() == std::vector<double>{2, 3, 4});
-  REQUIRE_THROWS_AS(run(11, "AveragePool", {x}, dilated), bnorm::Error);
-  CHECK(run(10, "MaxPool", {x}, dilated).to_f64() == std::vector<double>{3, 4, 5});
-  REQUIRE_THROWS_AS(run(8, "MaxPool", {x}, dilated), bnorm::Error);
+  CHECK(run_node1(19, "AveragePool", {x}, dilated).to_f64() == std::vector<double>{2, 3, 4});
+  REQUIRE_THROWS_AS(run_node1(11, "AveragePool", {x}, dilated), bnorm::Error);
+  CHECK(run_node1(10, "MaxPool", {x}, dilated).to_f64() == std::vector<double>{3, 4, 5});
+  REQUIRE_THROWS_AS(run_node1(8, "MaxPool", {x}, dilated), bnorm::Error);
   auto ceil = kernel({2}, [](auto& n) {
     set_ints(n, "strides", {2});
     set_attr(n, "ceil_mode", int64_t{1});
   });
-  CHECK(run(10, "MaxPool", {x}, ceil).to_f64() == std::vector<double>{2, 4, 5});
-  REQUIRE_THROWS_AS(run(8, "MaxPool", {x}, ceil), bnorm::Error);
-  REQUIRE_THROWS_AS(run(1, "AveragePool", {x}, kernel({2}, [](auto& n) { set_attr(n, "count_include_pad", int64_t{1}); })),
+  CHECK(run_node1(10, "MaxPool", {x}, ceil).to_f64() == std::vector<double>{2, 4, 5});
+  REQUIRE_THROWS_AS(run_node1(8, "MaxPool", {x}, ceil), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(1, "AveragePool", {x}, kernel({2}, [](auto& n) { set_attr(n, "count_include_pad", int64_t{1}); })),
                     bnorm::Error);
-  REQUIRE_THROWS_AS(run(11, "MaxPool", {x}, kernel({2}, [](auto& n) { set_string(n, "auto_pad", "SAME"); })),
+  REQUIRE_THROWS_AS(run_node1(11, "MaxPool", {x}, kernel({2}, [](auto& n) { set_string(n, "auto_pad", "SAME"); })),
                     bnorm::Error);
 }

@@ -14,45 +14,13 @@ using bnorm::DType;
 using bnorm::Tensor;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::i64;
+using bnorm::test::iota;
+using bnorm::test::run_node1;
+using bnorm::test::set_ints;
+using bnorm::test::set_string;
 
-using Attrs = std::function<void(onnx::NodeProto&)>;
-
-void set_string(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
-
-void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t e : v) a->add_ints(e);
-}
-
-Tensor iota(DType t, std::vector<int64_t> dims) {
-  std::vector<double> v(static_cast<size_t>(bnorm::checked_numel(dims)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
-  return Tensor::from_f64(t, std::move(dims), v);
-}
-
-Tensor i64(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::int64, std::move(dims), v);
-}
-
-Tensor run(int64_t opset, const std::string& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {}) {
-  GraphBuilder b(opset);
-  std::vector<std::string> in;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    in.push_back("in" + std::to_string(i));
-    b.initializer(in.back(), inputs[i]);
-  }
-  auto& n = b.node(op, in, {"y"}, "n");
-  if (attrs) attrs(n);
-  b.output("y");
-  return bnorm::evaluate(b.model(), {}).at("y");
-}
+using bnorm::test::Attrs;
 
 Attrs block(int64_t b, const std::string& mode = {}) {
   return [=](onnx::NodeProto& n) {
@@ -65,35 +33,35 @@ Attrs block(int64_t b, const std::string& mode = {}) {
 
 TEST_CASE("DepthToSpace DCR interleaves channel groups; CRD takes consecutive channels", "[eval][resample]") {
   const Tensor x = iota(DType::int32, {1, 8, 1, 1});
-  const Tensor dcr = run(13, "DepthToSpace", {x}, block(2));
+  const Tensor dcr = run_node1(13, "DepthToSpace", {x}, block(2));
   CHECK(dcr.dims == std::vector<int64_t>{1, 2, 2, 2});
   CHECK(dcr.dtype == DType::int32);
   CHECK(dcr.to_f64() == std::vector<double>{0, 2, 4, 6, 1, 3, 5, 7});
-  CHECK(run(1, "DepthToSpace", {x}, block(2)).to_f64() == dcr.to_f64());
-  CHECK(run(11, "DepthToSpace", {x}, block(2, "CRD")).to_f64() == std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7});
-  REQUIRE_THROWS_AS(run(1, "DepthToSpace", {x}, block(2, "CRD")), bnorm::Error);
-  REQUIRE_THROWS_AS(run(13, "DepthToSpace", {x}, block(3)), bnorm::Error);
-  REQUIRE_THROWS_AS(run(13, "DepthToSpace", {x}), bnorm::Error);
-  REQUIRE_THROWS_AS(run(13, "DepthToSpace", {iota(DType::int32, {8, 1, 1})}, block(2)), bnorm::Error);
+  CHECK(run_node1(1, "DepthToSpace", {x}, block(2)).to_f64() == dcr.to_f64());
+  CHECK(run_node1(11, "DepthToSpace", {x}, block(2, "CRD")).to_f64() == std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7});
+  REQUIRE_THROWS_AS(run_node1(1, "DepthToSpace", {x}, block(2, "CRD")), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "DepthToSpace", {x}, block(3)), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "DepthToSpace", {x}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "DepthToSpace", {iota(DType::int32, {8, 1, 1})}, block(2)), bnorm::Error);
 }
 
 TEST_CASE("SpaceToDepth moves each block into channels, the inverse of DCR", "[eval][resample]") {
-  const Tensor y = run(13, "SpaceToDepth", {iota(DType::float32, {1, 2, 2, 2})}, block(2));
+  const Tensor y = run_node1(13, "SpaceToDepth", {iota(DType::float32, {1, 2, 2, 2})}, block(2));
   CHECK(y.dims == std::vector<int64_t>{1, 8, 1, 1});
   CHECK(y.to_f64() == std::vector<double>{0, 4, 1, 5, 2, 6, 3, 7});
-  REQUIRE_THROWS_AS(run(1, "SpaceToDepth", {iota(DType::float32, {1, 1, 3, 2})}, block(2)), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(1, "SpaceToDepth", {iota(DType::float32, {1, 1, 3, 2})}, block(2)), bnorm::Error);
 }
 
 TEST_CASE("CenterCropPad crops from floor((d - t) / 2) and pads the odd pixel after", "[eval][resample]") {
-  CHECK(run(18, "CenterCropPad", {iota(DType::float32, {5}), i64({1}, {2})}).to_f64() == std::vector<double>{1, 2});
-  CHECK(run(18, "CenterCropPad", {iota(DType::float32, {3}), i64({1}, {6})}).to_f64() ==
+  CHECK(run_node1(18, "CenterCropPad", {iota(DType::float32, {5}), i64({1}, {2})}).to_f64() == std::vector<double>{1, 2});
+  CHECK(run_node1(18, "CenterCropPad", {iota(DType::float32, {3}), i64({1}, {6})}).to_f64() ==
         std::vector<double>{0, 0, 1, 2, 0, 0});
   // Axis -1 only: rows kept, 4 columns cropped to 1 (start 1).
-  const Tensor y = run(18, "CenterCropPad", {iota(DType::int64, {2, 4}), i64({1}, {1})},
+  const Tensor y = run_node1(18, "CenterCropPad", {iota(DType::int64, {2, 4}), i64({1}, {1})},
                        [](auto& n) { set_ints(n, "axes", {-1}); });
   CHECK(y.dims == std::vector<int64_t>{2, 1});
   CHECK(y.to_f64() == std::vector<double>{1, 5});
-  REQUIRE_THROWS_AS(run(18, "CenterCropPad", {iota(DType::float32, {2, 4}), i64({1}, {1})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(18, "CenterCropPad", {iota(DType::float32, {2, 4}), i64({1}, {1})}), bnorm::Error);
 }
 
 TEST_CASE("Col2Im sums overlapping blocks back into the image", "[eval][resample]") {
@@ -101,12 +69,12 @@ TEST_CASE("Col2Im sums overlapping blocks back into the image", "[eval][resample
   const std::vector<double> cols{1, 2, 3, 4, 10, 20, 30, 40};
   const std::vector<double> want{1, 12, 20, 3, 34, 40};
   for (const DType t : {DType::float32, DType::int32}) {
-    const Tensor y = run(18, "Col2Im", {Tensor::from_f64(t, {1, 2, 4}, cols), i64({2}, {2, 3}), i64({2}, {1, 2})});
+    const Tensor y = run_node1(18, "Col2Im", {Tensor::from_f64(t, {1, 2, 4}, cols), i64({2}, {2, 3}), i64({2}, {1, 2})});
     CHECK(y.dims == std::vector<int64_t>{1, 1, 2, 3});
     CHECK(y.to_f64() == want);
   }
   // Stride 2 along columns: one location per row, pads 1 at the start of the columns.
-  const Tensor s = run(18, "Col2Im", {Tensor::from_f64(DType::float64, {1, 2, 4}, cols), i64({2}, {2, 3}),
+  const Tensor s = run_node1(18, "Col2Im", {Tensor::from_f64(DType::float64, {1, 2, 4}, cols), i64({2}, {2, 3}),
                                       i64({2}, {1, 2})},
                        [](auto& n) {
                          set_ints(n, "strides", {1, 2});
@@ -114,7 +82,7 @@ TEST_CASE("Col2Im sums overlapping blocks back into the image", "[eval][resample
                        });
   // Columns padded to 4: locations at -1 and 1; element 0 of location -1 is dropped.
   CHECK(s.to_f64() == std::vector<double>{10, 2, 20, 30, 4, 40});
-  REQUIRE_THROWS_AS(run(18, "Col2Im", {Tensor::from_f64(DType::float32, {1, 2, 3}, {1, 2, 3, 4, 5, 6}),
+  REQUIRE_THROWS_AS(run_node1(18, "Col2Im", {Tensor::from_f64(DType::float32, {1, 2, 3}, {1, 2, 3, 4, 5, 6}),
                                        i64({2}, {2, 3}), i64({2}, {1, 2})}),
                     bnorm::Error);
 }

@@ -15,68 +15,24 @@ using bnorm::DType;
 using bnorm::Tensor;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::check_close;
+using bnorm::test::f32;
+using bnorm::test::f64;
+using bnorm::test::i64;
+using bnorm::test::run_node1;
+using bnorm::test::set_floats;
+using bnorm::test::set_ints;
+using bnorm::test::set_string;
 
-using Attrs = std::function<void(onnx::NodeProto&)>;
+using bnorm::test::Attrs;
 
-void set_string(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
-
-void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t e : v) a->add_ints(e);
-}
-
-void set_floats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::FLOATS);
-  for (float e : v) a->add_floats(e);
-}
-
-Tensor f64(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::float64, std::move(dims), v);
-}
-Tensor f32(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::float32, std::move(dims), v);
-}
-Tensor i64(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::int64, std::move(dims), v);
-}
 const Tensor none;
-
-// One node at `opset`; an undefined tensor skips an optional input.
-Tensor run(int64_t opset, const std::string& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {}) {
-  GraphBuilder b(opset);
-  std::vector<std::string> in;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    in.push_back(inputs[i].dtype == DType::undefined ? "" : "in" + std::to_string(i));
-    if (!in.back().empty()) b.initializer(in.back(), inputs[i]);
-  }
-  auto& n = b.node(op, in, {"y"}, "n");
-  if (attrs) attrs(n);
-  b.output("y");
-  return bnorm::evaluate(b.model(), {}).at("y");
-}
 
 Attrs mode(const std::string& m, const std::string& transform = {}) {
   return [=](onnx::NodeProto& n) {
     set_string(n, "mode", m);
     if (!transform.empty()) set_string(n, "coordinate_transformation_mode", transform);
   };
-}
-
-void check_close(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-12) {
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    INFO("element " << i);
-    CHECK(got[i] == Approx(want[i]).margin(tol));
-  }
 }
 
 // The spec's cubic convolution kernel (Keys), written out for the reference.
@@ -105,7 +61,7 @@ std::vector<double> cubic_ref(const std::vector<double>& v, double scale, int64_
 }  // namespace
 
 TEST_CASE("Resize-19 bilinear half_pixel upsampling matches the spec's example", "[eval][resample]") {
-  const Tensor y = run(19, "Resize", {f32({1, 1, 2, 2}, {1, 2, 3, 4}), none, f32({4}, {1, 1, 2, 2})}, mode("linear"));
+  const Tensor y = run_node1(19, "Resize", {f32({1, 1, 2, 2}, {1, 2, 3, 4}), none, f32({4}, {1, 1, 2, 2})}, mode("linear"));
   CHECK(y.dims == std::vector<int64_t>{1, 1, 4, 4});
   check_close(y.to_f64(), {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4});
 }
@@ -116,7 +72,7 @@ TEST_CASE("Resize cubic equals the Keys-kernel reference for both coefficients",
     for (const double scale : {2.0, 0.5, 1.5}) {
       INFO("a " << a << " scale " << scale);
       const auto out = static_cast<int64_t>(std::floor(6 * scale));
-      const Tensor y = run(13, "Resize", {f64({6}, v), none, f32({1}, {scale})}, [&](onnx::NodeProto& n) {
+      const Tensor y = run_node1(13, "Resize", {f64({6}, v), none, f32({1}, {scale})}, [&](onnx::NodeProto& n) {
         set_string(n, "mode", "cubic");
         set_attr(n, "cubic_coeff_a", static_cast<float>(a));
       });
@@ -127,7 +83,7 @@ TEST_CASE("Resize cubic equals the Keys-kernel reference for both coefficients",
 
 TEST_CASE("Resize align_corners divides by the fractional target length in * scale", "[eval][resample]") {
   // 4 * 0.6 = 2.4 -> 2 outputs; x_ori(1) = 1 * 3 / 1.4.
-  const Tensor y = run(19, "Resize", {f64({4}, {1, 2, 3, 4}), none, f32({1}, {0.6})}, mode("linear", "align_corners"));
+  const Tensor y = run_node1(19, "Resize", {f64({4}, {1, 2, 3, 4}), none, f32({1}, {0.6})}, mode("linear", "align_corners"));
   const double x1 = 3.0 / (4 * static_cast<double>(0.6f) - 1);
   check_close(y.to_f64(), {1, 1 + x1}, 1e-9);
 }
@@ -142,7 +98,7 @@ TEST_CASE("Resize nearest_mode rounds the half_pixel coordinate as named", "[eva
       {"ceil", {10, 20, 20, 20, 20}}};
   for (const auto& [m, want] : cases) {
     INFO(m);
-    const Tensor y = run(13, "Resize", {x, none, none, i64({1}, {5})}, [&](onnx::NodeProto& n) {
+    const Tensor y = run_node1(13, "Resize", {x, none, none, i64({1}, {5})}, [&](onnx::NodeProto& n) {
       set_string(n, "nearest_mode", m);
     });
     CHECK(y.to_f64() == want);
@@ -151,30 +107,30 @@ TEST_CASE("Resize nearest_mode rounds the half_pixel coordinate as named", "[eva
 
 TEST_CASE("Resize-10 nearest reads floor(x / scale) upsampling and ceil downsampling", "[eval][resample]") {
   const Tensor x = f32({5}, {0, 1, 2, 3, 4});
-  CHECK(run(10, "Resize", {x, f32({1}, {0.6})}).to_f64() == std::vector<double>{0, 2, 4});
-  CHECK(run(10, "Resize", {f32({2}, {7, 9}), f32({1}, {2})}).to_f64() == std::vector<double>{7, 7, 9, 9});
+  CHECK(run_node1(10, "Resize", {x, f32({1}, {0.6})}).to_f64() == std::vector<double>{0, 2, 4});
+  CHECK(run_node1(10, "Resize", {f32({2}, {7, 9}), f32({1}, {2})}).to_f64() == std::vector<double>{7, 7, 9, 9});
 }
 
 TEST_CASE("Upsample linear is asymmetric with the edge repeated; its scales must be at least 1", "[eval][resample]") {
   const Tensor x = f64({1, 1, 1, 2}, {1, 2});
   const std::vector<double> want{1, 1.5, 2, 2};
-  CHECK(run(9, "Upsample", {x, f32({4}, {1, 1, 1, 2})}, mode("linear")).to_f64() == want);
-  CHECK(run(7, "Upsample", {x}, [](onnx::NodeProto& n) {
+  CHECK(run_node1(9, "Upsample", {x, f32({4}, {1, 1, 1, 2})}, mode("linear")).to_f64() == want);
+  CHECK(run_node1(7, "Upsample", {x}, [](onnx::NodeProto& n) {
           set_string(n, "mode", "linear");
           set_floats(n, "scales", {1, 1, 1, 2});
         }).to_f64() == want);
-  CHECK(run(1, "Upsample", {x}, [](onnx::NodeProto& n) {
+  CHECK(run_node1(1, "Upsample", {x}, [](onnx::NodeProto& n) {
           set_string(n, "mode", "bilinear");
           set_attr(n, "height_scale", 1.0f);
           set_attr(n, "width_scale", 2.0f);
         }).to_f64() == want);
-  REQUIRE_THROWS_AS(run(9, "Upsample", {x, f32({4}, {1, 1, 1, 0.5})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run(9, "Upsample", {x, f32({4}, {1, 1, 1, 2})}, mode("cubic")), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(9, "Upsample", {x, f32({4}, {1, 1, 1, 0.5})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(9, "Upsample", {x, f32({4}, {1, 1, 1, 2})}, mode("cubic")), bnorm::Error);
 }
 
 TEST_CASE("Resize linear of uint8 truncates toward zero", "[eval][resample]") {
   const Tensor x = Tensor::from_f64(DType::uint8, {2}, {0, 255});
-  const Tensor y = run(10, "Resize", {x, f32({1}, {2})}, mode("linear"));
+  const Tensor y = run_node1(10, "Resize", {x, f32({1}, {2})}, mode("linear"));
   CHECK(y.dtype == DType::uint8);
   CHECK(y.to_f64() == std::vector<double>{0, 127, 255, 255});
 }
@@ -191,18 +147,18 @@ TEST_CASE("Resize antialias stretches the triangle filter when downscaling", "[e
     }
     return s / w;
   };
-  const Tensor y = run(18, "Resize", {f64({4}, v), none, f32({1}, {0.5})}, [](onnx::NodeProto& n) {
+  const Tensor y = run_node1(18, "Resize", {f64({4}, v), none, f32({1}, {0.5})}, [](onnx::NodeProto& n) {
     set_string(n, "mode", "linear");
     set_attr(n, "antialias", int64_t{1});
   });
   check_close(y.to_f64(), {ref(0.5), ref(2.5)});
-  const Tensor plain = run(18, "Resize", {f64({4}, v), none, f32({1}, {0.5})}, mode("linear"));
+  const Tensor plain = run_node1(18, "Resize", {f64({4}, v), none, f32({1}, {0.5})}, mode("linear"));
   check_close(plain.to_f64(), {0.5, 6.5});
 }
 
 TEST_CASE("Resize tf_crop_and_resize reads the roi and extrapolates outside the input", "[eval][resample]") {
   // x_ori = 0.5 * 3 + i * 1.0 * 3 / 2 = 1.5, 3, 4.5.
-  const Tensor y = run(13, "Resize", {f64({4}, {0, 10, 20, 30}), f32({2}, {0.5, 1.5}), none, i64({1}, {3})},
+  const Tensor y = run_node1(13, "Resize", {f64({4}, {0, 10, 20, 30}), f32({2}, {0.5, 1.5}), none, i64({1}, {3})},
                        [](onnx::NodeProto& n) {
                          set_string(n, "mode", "linear");
                          set_string(n, "coordinate_transformation_mode", "tf_crop_and_resize");
@@ -220,13 +176,13 @@ TEST_CASE("Resize-18 axes and keep_aspect_ratio_policy size only the named axes"
     };
   };
   // sizes 1 x 3: ratios 0.5 and 0.75.
-  CHECK(run(18, "Resize", {x, none, none, i64({2}, {1, 3})}, policy("not_larger")).dims ==
+  CHECK(run_node1(18, "Resize", {x, none, none, i64({2}, {1, 3})}, policy("not_larger")).dims ==
         std::vector<int64_t>{1, 1, 2});
-  CHECK(run(18, "Resize", {x, none, none, i64({2}, {1, 3})}, policy("not_smaller")).dims ==
+  CHECK(run_node1(18, "Resize", {x, none, none, i64({2}, {1, 3})}, policy("not_smaller")).dims ==
         std::vector<int64_t>{1, 2, 3});
-  CHECK(run(18, "Resize", {x, none, none, i64({2}, {1, 3})}, policy("stretch")).dims ==
+  CHECK(run_node1(18, "Resize", {x, none, none, i64({2}, {1, 3})}, policy("stretch")).dims ==
         std::vector<int64_t>{1, 1, 3});
-  REQUIRE_THROWS_AS(run(13, "Resize", {x, none, none, i64({2}, {1, 3})}, policy("stretch")), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {x, none, none, i64({2}, {1, 3})}, policy("stretch")), bnorm::Error);
 }
 
 TEST_CASE("Resize half_pixel_symmetric centres the fractional output (19 only)", "[eval][resample]") {
@@ -235,9 +191,9 @@ TEST_CASE("Resize half_pixel_symmetric centres the fractional output (19 only)",
   const double s = static_cast<double>(0.6f), off = 2 * (1 - 2 / (4 * s));
   std::vector<double> want;
   for (int i = 0; i < 2; ++i) want.push_back(1 + off + (i + 0.5) / s - 0.5);
-  check_close(run(19, "Resize", {x, none, f32({1}, {0.6})}, mode("linear", "half_pixel_symmetric")).to_f64(), want,
+  check_close(run_node1(19, "Resize", {x, none, f32({1}, {0.6})}, mode("linear", "half_pixel_symmetric")).to_f64(), want,
               1e-9);
-  REQUIRE_THROWS_AS(run(18, "Resize", {x, none, f32({1}, {0.6})}, mode("linear", "half_pixel_symmetric")),
+  REQUIRE_THROWS_AS(run_node1(18, "Resize", {x, none, f32({1}, {0.6})}, mode("linear", "half_pixel_symmetric")),
                     bnorm::Error);
 }
 
@@ -245,23 +201,23 @@ TEST_CASE("Resize-11 keeps tf_half_pixel_for_nn, removed at 13", "[eval][resampl
   // (i + 0.5) / 0.5 = 1, 3 (round_prefer_floor).
   const Tensor x = f64({4}, {1, 2, 3, 4});
   auto attrs = mode("nearest", "tf_half_pixel_for_nn");
-  CHECK(run(11, "Resize", {x, f32({0}, {}), f32({1}, {0.5})}, attrs).to_f64() == std::vector<double>{2, 4});
-  REQUIRE_THROWS_AS(run(13, "Resize", {x, none, f32({1}, {0.5})}, attrs), bnorm::Error);
+  CHECK(run_node1(11, "Resize", {x, f32({0}, {}), f32({1}, {0.5})}, attrs).to_f64() == std::vector<double>{2, 4});
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {x, none, f32({1}, {0.5})}, attrs), bnorm::Error);
 }
 
 TEST_CASE("Resize refuses invalid targets", "[eval][resample]") {
   const Tensor x = f64({2}, {1, 2});
-  REQUIRE_THROWS_AS(run(13, "Resize", {x, none, f32({1}, {2}), i64({1}, {4})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run(13, "Resize", {x}), bnorm::Error);
-  REQUIRE_THROWS_AS(run(13, "Resize", {x, none, f32({1}, {-1})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run(13, "Resize", {x, none, none, i64({1}, {-3})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run(13, "Resize", {x, none, f32({2}, {1, 2})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run(13, "Resize", {f64({}, {1}), none, f32({0}, {})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run(13, "Resize", {x, none, f32({1}, {2})}, mode("linear", "tf_crop_and_resize")), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {x, none, f32({1}, {2}), i64({1}, {4})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {x}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {x, none, f32({1}, {-1})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {x, none, none, i64({1}, {-3})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {x, none, f32({2}, {1, 2})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {f64({}, {1}), none, f32({0}, {})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {x, none, f32({1}, {2})}, mode("linear", "tf_crop_and_resize")), bnorm::Error);
   // An empty input axis cannot grow.
-  REQUIRE_THROWS_AS(run(13, "Resize", {f64({0}, {}), none, none, i64({1}, {3})}), bnorm::Error);
-  CHECK(run(13, "Resize", {f64({0}, {}), none, f32({1}, {2})}).dims == std::vector<int64_t>{0});
+  REQUIRE_THROWS_AS(run_node1(13, "Resize", {f64({0}, {}), none, none, i64({1}, {3})}), bnorm::Error);
+  CHECK(run_node1(13, "Resize", {f64({0}, {}), none, f32({1}, {2})}).dims == std::vector<int64_t>{0});
   // An empty output is not planned axis by axis (2^40 positions would take hours).
-  const Tensor huge = run(13, "Resize", {f64({0, 4}, {}), none, none, i64({2}, {0, 1099511627776.0})}, mode("linear"));
+  const Tensor huge = run_node1(13, "Resize", {f64({0, 4}, {}), none, none, i64({2}, {0, 1099511627776.0})}, mode("linear"));
   CHECK(huge.dims == std::vector<int64_t>{0, int64_t{1} << 40});
 }
