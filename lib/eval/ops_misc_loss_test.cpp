@@ -15,44 +15,15 @@ using bnorm::DType;
 using bnorm::Tensor;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::i64;
+using bnorm::test::run_node;
+using bnorm::test::run_node1;
+using bnorm::test::set_string;
 
-using Attrs = std::function<void(onnx::NodeProto&)>;
-
-void set_string(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
+using bnorm::test::Attrs;
 
 Tensor doubles(std::vector<int64_t> dims, const std::vector<double>& v, DType t = DType::float64) {
   return Tensor::from_f64(t, std::move(dims), v);
-}
-
-Tensor labels(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::int64, std::move(dims), v);
-}
-
-std::vector<Tensor> run(int64_t opset, const std::string& op, const std::vector<Tensor>& inputs, int outputs,
-                        const Attrs& attrs = {}) {
-  GraphBuilder b(opset);
-  std::vector<std::string> in, out;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    in.push_back("in" + std::to_string(i));
-    b.initializer(in.back(), inputs[i]);
-  }
-  for (int i = 0; i < outputs; ++i) out.push_back("out" + std::to_string(i));
-  auto& n = b.node(op, in, out, "n");
-  if (attrs) attrs(n);
-  for (const auto& o : out) b.output(o);
-  const auto r = bnorm::evaluate(b.model(), {});
-  std::vector<Tensor> got;
-  for (const auto& o : out) got.push_back(r.at(o));
-  return got;
-}
-
-Tensor run1(int64_t opset, const std::string& op, const std::vector<Tensor>& inputs, const Attrs& attrs = {}) {
-  return run(opset, op, inputs, 1, attrs)[0];
 }
 
 Attrs reduction(const std::string& r, const Attrs& more = {}) {
@@ -68,53 +39,53 @@ Attrs ignore(int64_t i) {
 
 // The spec's examples: N, C, d1 = 2, 3, 2.
 const Tensor kInput = doubles({2, 3, 2}, {1, 2, 2, 2, 3, 2, 0, 1, 2, 2, 1, 2});
-const Tensor kTarget = labels({2, 2}, {2, 1, 0, 2});
+const Tensor kTarget = i64({2, 2}, {2, 1, 0, 2});
 const Tensor kWeight = doubles({3}, {0.2, 0.3, 0.1});
 
 }  // namespace
 
 TEST_CASE("NegativeLogLikelihoodLoss gives the spec's examples for none, sum and mean", "[eval][misc]") {
-  const Tensor none = run1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget}, reduction("none"));
+  const Tensor none = run_node1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget}, reduction("none"));
   CHECK(none.dims == std::vector<int64_t>{2, 2});
   CHECK(none.to_f64() == std::vector<double>{-3, -2, -0.0, -2});
-  CHECK(run1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget, kWeight}, reduction("sum")).to_f64()[0] ==
+  CHECK(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget, kWeight}, reduction("sum")).to_f64()[0] ==
         Approx(-1.1).epsilon(1e-15));
-  const Tensor mean = run1(12, "NegativeLogLikelihoodLoss", {kInput, kTarget, kWeight});
+  const Tensor mean = run_node1(12, "NegativeLogLikelihoodLoss", {kInput, kTarget, kWeight});
   CHECK(mean.dims.empty());
   CHECK(mean.to_f64()[0] == Approx(-1.1 / 0.7).epsilon(1e-15));
   // Mean without weight: (3 + 2 + 0 + 2) / 4 negated.
-  CHECK(run1(22, "NegativeLogLikelihoodLoss", {kInput, kTarget}).to_f64()[0] == -1.75);
+  CHECK(run_node1(22, "NegativeLogLikelihoodLoss", {kInput, kTarget}).to_f64()[0] == -1.75);
 }
 
 TEST_CASE("NegativeLogLikelihoodLoss leaves ignored targets out of the loss and of the mean's denominator",
           "[eval][misc]") {
-  const Tensor t = labels({2, 2}, {2, -1, 0, -1});
-  const Tensor none = run1(13, "NegativeLogLikelihoodLoss", {kInput, t}, reduction("none", ignore(-1)));
+  const Tensor t = i64({2, 2}, {2, -1, 0, -1});
+  const Tensor none = run_node1(13, "NegativeLogLikelihoodLoss", {kInput, t}, reduction("none", ignore(-1)));
   CHECK(none.to_f64() == std::vector<double>{-3, 0, 0, 0});
-  CHECK(run1(13, "NegativeLogLikelihoodLoss", {kInput, t}, ignore(-1)).to_f64()[0] == -1.5);
+  CHECK(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, t}, ignore(-1)).to_f64()[0] == -1.5);
   // weights of the kept samples: 0.1 (class 2) + 0.2 (class 0).
-  CHECK(run1(13, "NegativeLogLikelihoodLoss", {kInput, t, kWeight}, ignore(-1)).to_f64()[0] ==
+  CHECK(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, t, kWeight}, ignore(-1)).to_f64()[0] ==
         Approx(-0.3 / 0.3).epsilon(1e-15));
   // Every target ignored: 0 / 0.
-  CHECK(std::isnan(run1(13, "NegativeLogLikelihoodLoss", {kInput, labels({2, 2}, {5, 5, 5, 5})}, ignore(5))
+  CHECK(std::isnan(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, i64({2, 2}, {5, 5, 5, 5})}, ignore(5))
                        .to_f64()[0]));
   // An ignore_index in range ignores that class.
-  CHECK(run1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget}, reduction("sum", ignore(2))).to_f64()[0] == -2);
+  CHECK(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget}, reduction("sum", ignore(2))).to_f64()[0] == -2);
 }
 
 TEST_CASE("NegativeLogLikelihoodLoss refuses bad targets, shapes, reductions and types by version", "[eval][misc]") {
-  REQUIRE_THROWS_AS(run1(13, "NegativeLogLikelihoodLoss", {kInput, labels({2, 2}, {3, 0, 0, 0})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run1(13, "NegativeLogLikelihoodLoss", {kInput, labels({2, 2}, {-1, 0, 0, 0})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run1(13, "NegativeLogLikelihoodLoss", {kInput, labels({2}, {0, 0})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget, doubles({2}, {1, 1})}), bnorm::Error);
-  REQUIRE_THROWS_AS(run1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget}, reduction("avg")), bnorm::Error);
-  REQUIRE_THROWS_AS(run1(13, "NegativeLogLikelihoodLoss", {kInput, doubles({2, 2}, {0, 0, 0, 0})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, i64({2, 2}, {3, 0, 0, 0})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, i64({2, 2}, {-1, 0, 0, 0})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, i64({2}, {0, 0})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget, doubles({2}, {1, 1})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, kTarget}, reduction("avg")), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(13, "NegativeLogLikelihoodLoss", {kInput, doubles({2, 2}, {0, 0, 0, 0})}), bnorm::Error);
   const Tensor bf = doubles({2, 3, 2}, kInput.to_f64(), DType::bfloat16);
-  REQUIRE_THROWS_AS(run1(13, "NegativeLogLikelihoodLoss", {bf, kTarget}), bnorm::Error);
-  const Tensor r = run1(22, "NegativeLogLikelihoodLoss", {bf, kTarget});
+  REQUIRE_THROWS_AS(run_node1(13, "NegativeLogLikelihoodLoss", {bf, kTarget}), bnorm::Error);
+  const Tensor r = run_node1(22, "NegativeLogLikelihoodLoss", {bf, kTarget});
   CHECK(r.dtype == DType::bfloat16);
   CHECK(r.to_f64()[0] == -1.75);
-  REQUIRE_THROWS_AS(run1(11, "NegativeLogLikelihoodLoss", {kInput, kTarget}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(11, "NegativeLogLikelihoodLoss", {kInput, kTarget}), bnorm::Error);
 }
 
 TEST_CASE("SoftmaxCrossEntropyLoss is the NLL of the log-softmax along C and returns that log_prob", "[eval][misc]") {
@@ -128,25 +99,25 @@ TEST_CASE("SoftmaxCrossEntropyLoss is the NLL of the log-softmax along C and ret
       for (int c = 0; c < 3; ++c) logp[(n * 3 + c) * 2 + d] = s[(n * 3 + c) * 2 + d] - std::log(sum);
     }
   }
-  const auto both = run(13, "SoftmaxCrossEntropyLoss", {scores, kTarget}, 2, reduction("none"));
+  const auto both = run_node(13, "SoftmaxCrossEntropyLoss", {scores, kTarget}, 2, reduction("none"));
   REQUIRE(both[1].dims == scores.dims);
   for (size_t i = 0; i < logp.size(); ++i) CHECK(both[1].to_f64()[i] == Approx(logp[i]).epsilon(1e-14));
   const std::vector<double> picked{-logp[(0 * 3 + 2) * 2 + 0], -logp[(0 * 3 + 1) * 2 + 1], -logp[(1 * 3 + 0) * 2 + 0],
                                    -logp[(1 * 3 + 2) * 2 + 1]};
   for (size_t i = 0; i < 4; ++i) CHECK(both[0].to_f64()[i] == Approx(picked[i]).epsilon(1e-14));
   const double mean = (picked[0] + picked[1] + picked[2] + picked[3]) / 4;
-  CHECK(run1(12, "SoftmaxCrossEntropyLoss", {scores, kTarget}).to_f64()[0] == Approx(mean).epsilon(1e-14));
+  CHECK(run_node1(12, "SoftmaxCrossEntropyLoss", {scores, kTarget}).to_f64()[0] == Approx(mean).epsilon(1e-14));
   const double weighted = (picked[0] * 0.1 + picked[1] * 0.3 + picked[2] * 0.2) / (0.1 + 0.3 + 0.2);
-  CHECK(run1(13, "SoftmaxCrossEntropyLoss", {scores, labels({2, 2}, {2, 1, 0, 7}), kWeight}, ignore(7)).to_f64()[0] ==
+  CHECK(run_node1(13, "SoftmaxCrossEntropyLoss", {scores, i64({2, 2}, {2, 1, 0, 7}), kWeight}, ignore(7)).to_f64()[0] ==
         Approx(weighted).epsilon(1e-14));
   // Large scores stay finite: log-softmax subtracts the max first.
-  const Tensor big = run1(13, "SoftmaxCrossEntropyLoss", {doubles({1, 2}, {1000, 0}), labels({1}, {1})});
+  const Tensor big = run_node1(13, "SoftmaxCrossEntropyLoss", {doubles({1, 2}, {1000, 0}), i64({1}, {1})});
   CHECK(big.to_f64()[0] == Approx(1000).epsilon(1e-15));
 }
 
 TEST_CASE("SoftmaxCrossEntropyLoss takes bfloat16 from version 13 only and refuses a rank-1 score", "[eval][misc]") {
   const Tensor bf = doubles({1, 2}, {0, 0}, DType::bfloat16);
-  REQUIRE_THROWS_AS(run1(12, "SoftmaxCrossEntropyLoss", {bf, labels({1}, {0})}), bnorm::Error);
-  CHECK(run1(13, "SoftmaxCrossEntropyLoss", {bf, labels({1}, {0})}).to_f64()[0] == Approx(std::log(2.0)).epsilon(1e-2));
-  REQUIRE_THROWS_AS(run1(13, "SoftmaxCrossEntropyLoss", {doubles({3}, {0, 1, 2}), labels({}, {0})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(12, "SoftmaxCrossEntropyLoss", {bf, i64({1}, {0})}), bnorm::Error);
+  CHECK(run_node1(13, "SoftmaxCrossEntropyLoss", {bf, i64({1}, {0})}).to_f64()[0] == Approx(std::log(2.0)).epsilon(1e-2));
+  REQUIRE_THROWS_AS(run_node1(13, "SoftmaxCrossEntropyLoss", {doubles({3}, {0, 1, 2}), i64({}, {0})}), bnorm::Error);
 }
