@@ -17,23 +17,12 @@ using bnorm::DType;
 using bnorm::Tensor;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::run_node1;
+using bnorm::test::set_string;
 
-using Attrs = std::function<void(onnx::NodeProto&)>;
+using bnorm::test::Attrs;
 using V = std::vector<double>;
 using Dims = std::vector<int64_t>;
-
-Tensor run(int64_t opset, const std::string& op, const std::vector<Tensor>& in, const Attrs& attrs = {}) {
-  GraphBuilder b(opset);
-  std::vector<std::string> names;
-  for (size_t i = 0; i < in.size(); ++i) {
-    names.push_back("in" + std::to_string(i));
-    b.initializer(names.back(), in[i]);
-  }
-  auto& n = b.node(op, names, {"out"}, "n");
-  if (attrs) attrs(n);
-  b.output("out");
-  return bnorm::evaluate(b.model(), {}).at("out");
-}
 
 Tensor t(DType type, Dims dims, const V& v) { return Tensor::from_f64(type, std::move(dims), v); }
 
@@ -49,12 +38,7 @@ Attrs axis(int64_t a) {
 }
 
 Tensor einsum(const std::string& eq, const std::vector<Tensor>& in) {
-  return run(12, "Einsum", in, [eq](onnx::NodeProto& n) {
-    auto* a = n.add_attribute();
-    a->set_name("equation");
-    a->set_type(onnx::AttributeProto::STRING);
-    a->set_s(eq);
-  });
+  return run_node1(12, "Einsum", in, [eq](onnx::NodeProto& n) { set_string(n, "equation", eq); });
 }
 
 }  // namespace
@@ -62,48 +46,48 @@ Tensor einsum(const std::string& eq, const std::vector<Tensor>& in) {
 TEST_CASE("Hardmax-13 marks the first maximum along one axis", "[eval][unary]") {
   // [2, 3, 2]: along axis 1 each (i, k) column of three values.
   const Tensor x = t(DType::float32, {2, 3, 2}, {1, 5, 3, 5, 2, 0, -1, -2, -1, -3, -5, -2});
-  CHECK(run(13, "Hardmax", {x}, axis(1)).to_f64() == V{0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0});
-  CHECK(run(13, "Hardmax", {x}, axis(-2)).to_f64() == V{0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0});
+  CHECK(run_node1(13, "Hardmax", {x}, axis(1)).to_f64() == V{0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0});
+  CHECK(run_node1(13, "Hardmax", {x}, axis(-2)).to_f64() == V{0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0});
   // Default axis -1: pairs.
-  CHECK(run(13, "Hardmax", {x}).to_f64() == V{0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1});
+  CHECK(run_node1(13, "Hardmax", {x}).to_f64() == V{0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1});
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  CHECK(run(13, "Hardmax", {t(DType::float64, {4}, {1, nan, 9, nan})}).to_f64() == V{0, 1, 0, 0});
-  CHECK(run(13, "Hardmax", {t(DType::float16, {0, 3}, {})}).dims == Dims{0, 3});
-  CHECK_THROWS_AS(run(13, "Hardmax", {x}, axis(3)), bnorm::Error);
-  CHECK_THROWS_AS(run(13, "Hardmax", {t(DType::int32, {2}, {1, 2})}), bnorm::Error);
+  CHECK(run_node1(13, "Hardmax", {t(DType::float64, {4}, {1, nan, 9, nan})}).to_f64() == V{0, 1, 0, 0});
+  CHECK(run_node1(13, "Hardmax", {t(DType::float16, {0, 3}, {})}).dims == Dims{0, 3});
+  CHECK_THROWS_AS(run_node1(13, "Hardmax", {x}, axis(3)), bnorm::Error);
+  CHECK_THROWS_AS(run_node1(13, "Hardmax", {t(DType::int32, {2}, {1, 2})}), bnorm::Error);
 }
 
 TEST_CASE("Hardmax-1 and 11 flatten the input to a matrix at axis (default 1)", "[eval][unary]") {
   const Tensor x = t(DType::float32, {2, 2, 2}, {1, 5, 7, 2, 4, 4, 0, 3});
   for (int opset : {1, 11, 12}) {
-    CHECK(run(opset, "Hardmax", {x}).to_f64() == V{0, 0, 1, 0, 1, 0, 0, 0});
-    CHECK(run(opset, "Hardmax", {x}, axis(0)).to_f64() == V{0, 0, 1, 0, 0, 0, 0, 0});
-    CHECK(run(opset, "Hardmax", {x}, axis(2)).to_f64() == V{0, 1, 1, 0, 1, 0, 0, 1});
+    CHECK(run_node1(opset, "Hardmax", {x}).to_f64() == V{0, 0, 1, 0, 1, 0, 0, 0});
+    CHECK(run_node1(opset, "Hardmax", {x}, axis(0)).to_f64() == V{0, 0, 1, 0, 0, 0, 0, 0});
+    CHECK(run_node1(opset, "Hardmax", {x}, axis(2)).to_f64() == V{0, 1, 1, 0, 1, 0, 0, 1});
   }
   // Negative axes count from the back from 11 on; version 1 does not define them.
-  CHECK(run(11, "Hardmax", {x}, axis(-2)).to_f64() == V{0, 0, 1, 0, 1, 0, 0, 0});
-  CHECK_THROWS_AS(run(1, "Hardmax", {x}, axis(-2)), bnorm::Error);
+  CHECK(run_node1(11, "Hardmax", {x}, axis(-2)).to_f64() == V{0, 0, 1, 0, 1, 0, 0, 0});
+  CHECK_THROWS_AS(run_node1(1, "Hardmax", {x}, axis(-2)), bnorm::Error);
 }
 
 TEST_CASE("Det of a batch of square matrices by pivoted elimination", "[eval][unary]") {
   // [[0, 2], [3, 4]] needs a row swap: -6. [[2, 1, 0], ...] worked by hand.
-  CHECK(run(11, "Det", {t(DType::float64, {2, 2}, {0, 2, 3, 4})}).to_f64() == V{-6});
-  CHECK(run(11, "Det", {t(DType::float64, {2, 2}, {0, 2, 3, 4})}).dims.empty());
+  CHECK(run_node1(11, "Det", {t(DType::float64, {2, 2}, {0, 2, 3, 4})}).to_f64() == V{-6});
+  CHECK(run_node1(11, "Det", {t(DType::float64, {2, 2}, {0, 2, 3, 4})}).dims.empty());
   const Tensor batch = t(DType::float64, {2, 3, 3}, {2, 1, 0, 1, 3, 1, 0, 1, 4, 1, 2, 3, 2, 4, 6, 0, 1, 5});
-  const V d = run(22, "Det", {batch}).to_f64();
+  const V d = run_node1(22, "Det", {batch}).to_f64();
   REQUIRE(d.size() == 2);
   // 2 (12 - 1) - 1 (4 - 0) + 0 = 18; the second has row 2 = 2 row 1: 0.
   CHECK(std::fabs(d[0] - 18) < 1e-12);
   CHECK(d[1] == 0);
-  const Tensor f = run(11, "Det", {t(DType::float32, {3, 1, 1}, {2, -3, 0.5})});
+  const Tensor f = run_node1(11, "Det", {t(DType::float32, {3, 1, 1}, {2, -3, 0.5})});
   CHECK(f.dims == Dims{3});
   CHECK(f.to_f64() == V{2, -3, 0.5});
-  CHECK(run(11, "Det", {t(DType::float32, {0, 2, 2}, {})}).dims == Dims{0});
-  CHECK(run(11, "Det", {t(DType::float32, {2, 0, 0}, {})}).to_f64() == V{1, 1});
-  CHECK_THROWS_AS(run(11, "Det", {t(DType::float32, {2, 3}, {1, 2, 3, 4, 5, 6})}), bnorm::Error);
-  CHECK_THROWS_AS(run(11, "Det", {t(DType::float32, {2}, {1, 2})}), bnorm::Error);
-  CHECK_THROWS_AS(run(11, "Det", {t(DType::int32, {1, 1}, {1})}), bnorm::Error);
-  CHECK_THROWS_AS(run(10, "Det", {t(DType::float32, {1, 1}, {1})}), bnorm::Error);
+  CHECK(run_node1(11, "Det", {t(DType::float32, {0, 2, 2}, {})}).dims == Dims{0});
+  CHECK(run_node1(11, "Det", {t(DType::float32, {2, 0, 0}, {})}).to_f64() == V{1, 1});
+  CHECK_THROWS_AS(run_node1(11, "Det", {t(DType::float32, {2, 3}, {1, 2, 3, 4, 5, 6})}), bnorm::Error);
+  CHECK_THROWS_AS(run_node1(11, "Det", {t(DType::float32, {2}, {1, 2})}), bnorm::Error);
+  CHECK_THROWS_AS(run_node1(11, "Det", {t(DType::int32, {1, 1}, {1})}), bnorm::Error);
+  CHECK_THROWS_AS(run_node1(10, "Det", {t(DType::float32, {1, 1}, {1})}), bnorm::Error);
 }
 
 TEST_CASE("Einsum contracts explicit and implicit equations: matmul, transpose, trace, sums", "[eval][unary]") {
@@ -172,6 +156,6 @@ TEST_CASE("Einsum keeps integer types exact and refuses malformed equations", "[
   // 2 x 10^10 multiply-adds are refused before any work.
   CHECK_THROWS_AS(einsum("i,j->ij", {Tensor(DType::float32, {100000}), Tensor(DType::float32, {100000})}),
                   bnorm::Error);
-  CHECK_THROWS_AS(run(11, "Einsum", {a}), bnorm::Error);
-  CHECK_THROWS_AS(run(12, "Einsum", {a}), bnorm::Error);  // no equation
+  CHECK_THROWS_AS(run_node1(11, "Einsum", {a}), bnorm::Error);
+  CHECK_THROWS_AS(run_node1(12, "Einsum", {a}), bnorm::Error);  // no equation
 }

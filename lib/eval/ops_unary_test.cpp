@@ -18,27 +18,16 @@ using bnorm::DType;
 using bnorm::Tensor;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::run_node1;
+using bnorm::test::set_string;
 
-using Attrs = std::function<void(onnx::NodeProto&)>;
+using bnorm::test::Attrs;
 using V = std::vector<double>;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-void set_string(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
-
 Tensor run1(int64_t opset, const std::string& op, const Tensor& x, const Attrs& attrs = {}) {
-  GraphBuilder b(opset);
-  b.initializer("x", x);
-  auto& n = b.node(op, {"x"}, {"y"}, "n");
-  if (attrs) attrs(n);
-  b.output("y");
-  return bnorm::evaluate(b.model(), {}).at("y");
+  return run_node1(opset, op, {x}, attrs);
 }
 
 Tensor tensor(DType t, const V& v) { return Tensor::from_f64(t, {static_cast<int64_t>(v.size())}, v); }
