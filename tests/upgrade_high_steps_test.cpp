@@ -209,3 +209,40 @@ TEST_CASE("upgrade --verify: same outputs pass and are written; a tampered resul
   CHECK(r.out.find("verified   output 'y'") != std::string::npos);
   CHECK(std::filesystem::exists(out));
 }
+
+TEST_CASE("GroupNormalization 18 <-> 21: per-group scale and bias repeated per channel, and back when equal within groups", "[upgrade][high]") {
+  for (const bool constant : {true, false}) {
+    INFO("constant scale/bias " << constant);
+    Model m = net(18);
+    input(m, "x", DType::float32, {2, 4, 3});
+    if (constant) {
+      for (const auto& [name, v] : {std::pair<const char*, std::vector<double>>{"scale", {0.5, 2.0}}, {"bias", {1.0, -1.0}}}) {
+        Tensor t = Tensor::from_f64(DType::float32, {2}, v);
+        t.name = name;
+        encode_tensor(t, g(m).add_initializer());
+      }
+    } else {
+      input(m, "scale", DType::float32, {2});
+      input(m, "bias", DType::float32, {2});
+    }
+    auto& gn = node(m, "GroupNormalization", {"x", "scale", "bias"}, {"y"}, "gn");
+    set_attr(gn, "num_groups", int64_t{2});
+    add_output(g(m), "y", DType::float32, {2, 4, 3});
+    const Model up = through(m, {21, 23});
+    CHECK(count_op(up, "Expand") == (constant ? 0 : 2));
+    if (constant) through(up, {20, 18});
+    else CHECK(upgrade_error_of(up, 20).find("input 'scale") != std::string::npos);
+  }
+  Model per_channel = net(21);
+  input(per_channel, "x", DType::float32, {1, 4, 2});
+  Tensor s = Tensor::from_f64(DType::float32, {4}, {1, 2, 3, 4});
+  s.name = "scale";
+  encode_tensor(s, g(per_channel).add_initializer());
+  Tensor b = Tensor::from_f64(DType::float32, {4}, {0, 0, 0, 0});
+  b.name = "bias";
+  encode_tensor(b, g(per_channel).add_initializer());
+  set_attr(node(per_channel, "GroupNormalization", {"x", "scale", "bias"}, {"y"}, "gn"), "num_groups", int64_t{2});
+  add_output(g(per_channel), "y", DType::float32, {1, 4, 2});
+  CHECK(upgrade_error_of(per_channel, 18).find("'gn' (GroupNormalization-21): input 'scale' differs within group 0") !=
+        std::string::npos);
+}

@@ -72,9 +72,7 @@ const std::vector<OpChanges>& version_changes() {
       {"Greater", {{7, O}, {9, O}, {13, T}}},
       {"GreaterOrEqual", {{16, T}}},
       {"GridSample", {{20, S, "gridsample_20"}, {22, T}}},
-      {"GroupNormalization", {
-          {21, R,
-           "its scale and bias are per group at 18 (deprecated), per channel from 21: bnorm does not rewrite them"}}},
+      {"GroupNormalization", {{21, S, "groupnorm_21"}}},
       {"HardSigmoid", {{6, T, "consumed_inputs removed (optional at 1)"}, {22, T}}},
       {"HardSwish", {{22, T}}},
       {"Hardmax", {{11, O}, {13, S, "softmax_12_13"}}},

@@ -36,6 +36,15 @@ def entries(dl):
     return re.findall(r'<dt><tt>([^<]+)</tt>(?: \(([^)]*)\))?\s*:\s*(.*?)</dt>', dl, re.S)
 
 
+# Sections the Changelog keeps only as a deprecation note, without their
+# schema: GroupNormalization-18 is the only version at opsets 18..20, so its
+# schema is written here (ONNX 1.15's defs: scale and bias per group).
+STUBS = {
+    ('GroupNormalization', 18): '3, 3, 1, 1, "epsilon,num_groups!", "X:T,scale:T,bias:T", "Y:T", '
+                                '"T=tensor(bfloat16)|tensor(float16)|tensor(float)|tensor(double)"',
+}
+
+
 def main():
     text = open(sys.argv[1], encoding='utf-8').read()
     # the default domain ends where ai.onnx.preview begins
@@ -60,6 +69,9 @@ def main():
                 out.append('%s%s:%s' % (name, mark, html.unescape(ty).strip()))
             return ','.join(out)
 
+        if (op, ver) in STUBS:
+            print('    {"%s", %d, %s},' % (op, ver, STUBS[(op, ver)]))
+            continue
         if lo_i is None:
             lo_i = hi_i = str(len(ins))
         if lo_o is None:

@@ -161,6 +161,7 @@ void pad_18(NormSite& s, bool up);
 void dft_20(NormSite& s, bool up);
 void gridsample_20(NormSite& s, bool up);
 void optional_has_element_18(NormSite& s, bool up);
+void groupnorm_21(NormSite& s, bool up);
 
 // --inference: turns a training node into an inference node at its own
 // version (is_test = 1 / one output / training_mode removed). Returns
