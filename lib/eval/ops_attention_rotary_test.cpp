@@ -18,36 +18,14 @@ using bnorm::DType;
 using bnorm::Tensor;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::f32;
+using bnorm::test::i64;
+using bnorm::test::random_tensor;
+using bnorm::test::run_node;
 
-using Attrs = std::function<void(onnx::NodeProto&)>;
-
+using bnorm::test::Attrs;
 Tensor rope(const std::vector<Tensor>& inputs, const Attrs& attrs = {}, int64_t opset = 23) {
-  GraphBuilder b(opset);
-  std::vector<std::string> in;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    in.push_back("in" + std::to_string(i));
-    b.initializer(in.back(), inputs[i]);
-  }
-  auto& n = b.node("RotaryEmbedding", in, {"y"}, "n");
-  if (attrs) attrs(n);
-  b.output("y");
-  return bnorm::evaluate(b.model(), {}).at("y");
-}
-
-Tensor t32(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::float32, std::move(dims), v);
-}
-
-Tensor ids(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::int64, std::move(dims), v);
-}
-
-Tensor random_tensor(DType t, std::vector<int64_t> dims, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(static_cast<size_t>(bnorm::checked_numel(dims)));
-  for (double& x : v) x = u(gen);
-  return Tensor::from_f64(t, std::move(dims), v);
+  return run_node(opset, "RotaryEmbedding", inputs, {"y"}, attrs)[0];
 }
 
 struct RopeArgs {
@@ -107,15 +85,15 @@ void check_against_reference(const RopeArgs& a) {
 TEST_CASE("RotaryEmbedding rotates halves, or even/odd pairs when interleaved: hand-computed", "[eval][attention]") {
   // One head of 4 at position 0 with cos (0, 1), sin (1, 0): pair 0 turns a
   // quarter, pair 1 stays.
-  const Tensor x = t32({1, 1, 1, 4}, {1, 2, 3, 4}), c = t32({1, 2}, {0, 1}), s = t32({1, 2}, {1, 0});
-  const Tensor p = ids({1, 1}, {0});
+  const Tensor x = f32({1, 1, 1, 4}, {1, 2, 3, 4}), c = f32({1, 2}, {0, 1}), s = f32({1, 2}, {1, 0});
+  const Tensor p = i64({1, 1}, {0});
   // halves: pairs (x0, x2) and (x1, x3); (1, 3) -> (-3, 1).
   CHECK(rope({x, c, s, p}).to_f64() == std::vector<double>{-3, 2, 1, 4});
   // interleaved: pairs (x0, x1) and (x2, x3); (1, 2) -> (-2, 1).
   const auto inter = [](onnx::NodeProto& n) { set_attr(n, "interleaved", int64_t{1}); };
   CHECK(rope({x, c, s, p}, inter).to_f64() == std::vector<double>{-2, 1, 3, 4});
   // rotary_embedding_dim 2: only (x0, x1) rotate, x2 and x3 pass through.
-  const Tensor c1 = t32({1, 1}, {0}), s1 = t32({1, 1}, {1});
+  const Tensor c1 = f32({1, 1}, {0}), s1 = f32({1, 1}, {1});
   CHECK(rope({x, c1, s1, p}, [](auto& n) { set_attr(n, "rotary_embedding_dim", int64_t{2}); }).to_f64() ==
         std::vector<double>{-2, 1, 3, 4});
 }
@@ -130,7 +108,7 @@ TEST_CASE("RotaryEmbedding picks cache rows by position_ids, or per (batch, posi
       const int64_t half = (rot ? rot : 6) / 2;
       a.cos = random_tensor(DType::float32, {10, half}, seed++);
       a.sin = random_tensor(DType::float32, {10, half}, seed++);
-      a.pos = ids({2, 4}, {9, 0, 3, 3, 1, 2, 8, 5});
+      a.pos = i64({2, 4}, {9, 0, 3, 3, 1, 2, 8, 5});
       a.rot = rot;
       a.interleaved = interleaved;
       check_against_reference(a);
@@ -147,7 +125,7 @@ TEST_CASE("RotaryEmbedding reads a 3-D input as (batch, sequence, num_heads * he
   a.x = random_tensor(DType::float32, {2, 3, 12}, 41);
   a.cos = random_tensor(DType::float32, {5, 2}, 42);
   a.sin = random_tensor(DType::float32, {5, 2}, 43);
-  a.pos = ids({2, 3}, {0, 1, 2, 4, 3, 2});
+  a.pos = i64({2, 3}, {0, 1, 2, 4, 3, 2});
   a.num_heads = 3;
   check_against_reference(a);
   a.interleaved = true;
@@ -165,29 +143,29 @@ TEST_CASE("RotaryEmbedding computes float16 and bfloat16 in float64 and rounds o
 }
 
 TEST_CASE("RotaryEmbedding keeps an empty input empty", "[eval][attention]") {
-  const Tensor y = rope({t32({0, 2, 3, 4}, {}), t32({0, 3, 2}, {}), t32({0, 3, 2}, {})});
+  const Tensor y = rope({f32({0, 2, 3, 4}, {}), f32({0, 3, 2}, {}), f32({0, 3, 2}, {})});
   CHECK(y.dims == std::vector<int64_t>{0, 2, 3, 4});
 }
 
 TEST_CASE("RotaryEmbedding refuses invalid nodes and versions before 23", "[eval][attention]") {
-  const Tensor x = t32({1, 1, 2, 4}, std::vector<double>(8, 1)), c = t32({3, 2}, std::vector<double>(6, 1));
-  const Tensor p = ids({1, 2}, {0, 2});
+  const Tensor x = f32({1, 1, 2, 4}, std::vector<double>(8, 1)), c = f32({3, 2}, std::vector<double>(6, 1));
+  const Tensor p = i64({1, 2}, {0, 2});
   const auto expect_error = [](const std::vector<Tensor>& in, const Attrs& attrs = {}, int64_t opset = 23) {
     REQUIRE_THROWS_AS(rope(in, attrs, opset), bnorm::Error);
   };
   CHECK(rope({x, c, c, p}).dims == x.dims);
   expect_error({x, c, c, p}, {}, 22);
-  expect_error({x, c, c, ids({1, 2}, {0, 3})});   // position past the cache
-  expect_error({x, c, c, ids({1, 2}, {0, -1})});  // negative position
-  expect_error({x, c, c, ids({2, 1}, {0, 1})});   // position_ids shape
+  expect_error({x, c, c, i64({1, 2}, {0, 3})});   // position past the cache
+  expect_error({x, c, c, i64({1, 2}, {0, -1})});  // negative position
+  expect_error({x, c, c, i64({2, 1}, {0, 1})});   // position_ids shape
   expect_error({x, c, c});                        // 2-D caches need position_ids
-  expect_error({x, t32({3, 3}, std::vector<double>(9, 1)), t32({3, 3}, std::vector<double>(9, 1)), p});
+  expect_error({x, f32({3, 3}, std::vector<double>(9, 1)), f32({3, 3}, std::vector<double>(9, 1)), p});
   expect_error({x, c, c, p}, [](auto& n) { set_attr(n, "rotary_embedding_dim", int64_t{3}); });
   expect_error({x, c, c, p}, [](auto& n) { set_attr(n, "rotary_embedding_dim", int64_t{6}); });
-  expect_error({t32({1, 2, 8}, std::vector<double>(16, 1)), c, c, p});  // 3-D without num_heads
-  expect_error({t32({1, 2, 8}, std::vector<double>(16, 1)), c, c, p},
+  expect_error({f32({1, 2, 8}, std::vector<double>(16, 1)), c, c, p});  // 3-D without num_heads
+  expect_error({f32({1, 2, 8}, std::vector<double>(16, 1)), c, c, p},
                [](auto& n) { set_attr(n, "num_heads", int64_t{3}); });
-  expect_error({t32({1, 1, 2, 3}, std::vector<double>(6, 1)), c, c, p});  // odd head size
+  expect_error({f32({1, 1, 2, 3}, std::vector<double>(6, 1)), c, c, p});  // odd head size
   const Tensor x64 = Tensor::from_f64(DType::float64, {1, 1, 2, 4}, std::vector<double>(8, 1));
   const Tensor c64 = Tensor::from_f64(DType::float64, {3, 2}, std::vector<double>(6, 1));
   expect_error({x64, c64, c64, p});  // double is not a type of RotaryEmbedding-23

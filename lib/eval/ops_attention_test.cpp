@@ -20,49 +20,12 @@ using bnorm::DType;
 using bnorm::Tensor;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::f32;
+using bnorm::test::random_tensor;
+using bnorm::test::run_node;
 
-using Attrs = std::function<void(onnx::NodeProto&)>;
+using bnorm::test::Attrs;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Runs one node at `opset` on constant inputs (an undefined tensor skips an
-// optional input; an empty output name skips an output) and returns the
-// named outputs in order.
-std::vector<Tensor> run(int64_t opset, const std::string& op, const std::vector<Tensor>& inputs,
-                        const std::vector<std::string>& outputs, const Attrs& attrs = {}) {
-  GraphBuilder b(opset);
-  std::vector<std::string> in;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    in.push_back(inputs[i].dtype == DType::undefined ? "" : "in" + std::to_string(i));
-    if (!in.back().empty()) b.initializer(in.back(), inputs[i]);
-  }
-  auto& n = b.node(op, in, outputs, "n");
-  if (attrs) attrs(n);
-  for (const auto& o : outputs) {
-    if (!o.empty()) b.output(o);
-  }
-  const auto r = bnorm::evaluate(b.model(), {});
-  std::vector<Tensor> got;
-  for (const auto& o : outputs) {
-    if (!o.empty()) got.push_back(r.at(o));
-  }
-  return got;
-}
-
-Tensor t32(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::float32, std::move(dims), v);
-}
-
-std::vector<double> random_values(size_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(n);
-  for (double& x : v) x = u(gen);
-  return v;
-}
-
-Tensor random_tensor(DType t, std::vector<int64_t> dims, uint32_t seed) {
-  return Tensor::from_f64(t, dims, random_values(static_cast<size_t>(bnorm::checked_numel(dims)), seed));
-}
 
 // A dense 4-D array of doubles.
 struct A4 {
@@ -185,7 +148,7 @@ Attrs attrs_of(const RefArgs& a) {
 
 // Y and qk_matmul_output of the node against the reference, each rounded to the output type.
 void check_against_reference(const RefArgs& a) {
-  const auto got = run(23, "Attention", {a.q, a.k, a.v, a.mask, a.past_k, a.past_v}, {"y", "", "", "qk"}, attrs_of(a));
+  const auto got = run_node(23, "Attention", {a.q, a.k, a.v, a.mask, a.past_k, a.past_v}, {"y", "", "", "qk"}, attrs_of(a));
   const RefOut want = reference(a);
   const Tensor want_y = Tensor::from_f64(a.q.dtype, got[0].dims, want.y);
   const Tensor want_qk = Tensor::from_f64(a.q.dtype, got[1].dims, want.qk);
@@ -204,9 +167,9 @@ void check_against_reference(const RefArgs& a) {
 
 TEST_CASE("Attention weighs V by the softmax of the scaled scores: a hand-computed case", "[eval][attention]") {
   // One head of size 1, scale 1: scores ln 3 and 0, weights 3/4 and 1/4.
-  const Tensor q = t32({1, 1, 1, 1}, {1}), k = t32({1, 1, 2, 1}, {std::log(3.0), 0}), v = t32({1, 1, 2, 1}, {4, 8});
+  const Tensor q = f32({1, 1, 1, 1}, {1}), k = f32({1, 1, 2, 1}, {std::log(3.0), 0}), v = f32({1, 1, 2, 1}, {4, 8});
   for (int mode : {0, 3}) {
-    const auto got = run(23, "Attention", {q, k, v}, {"y", "", "", "qk"},
+    const auto got = run_node(23, "Attention", {q, k, v}, {"y", "", "", "qk"},
                          [&](onnx::NodeProto& n) { set_attr(n, "qk_matmul_output_mode", int64_t{mode}); });
     CHECK(got[0].to_f64()[0] == Approx(5.0));
     const std::vector<double> qk = got[1].to_f64();
@@ -217,52 +180,52 @@ TEST_CASE("Attention weighs V by the softmax of the scaled scores: a hand-comput
 
 TEST_CASE("Attention's default scale is 1/sqrt(head size) and the attribute replaces it", "[eval][attention]") {
   // Head size 4, q = k0 = (1,1,1,1): the score of k0 is 4 * scale, of k1 (zeros) 0.
-  const Tensor q = t32({1, 1, 1, 4}, {1, 1, 1, 1}), k = t32({1, 1, 2, 4}, {1, 1, 1, 1, 0, 0, 0, 0});
-  const Tensor v = t32({1, 1, 2, 1}, {1, 0});
+  const Tensor q = f32({1, 1, 1, 4}, {1, 1, 1, 1}), k = f32({1, 1, 2, 4}, {1, 1, 1, 1, 0, 0, 0, 0});
+  const Tensor v = f32({1, 1, 2, 1}, {1, 0});
   const double w_default = 1 / (1 + std::exp(-2.0));
-  CHECK(run(23, "Attention", {q, k, v}, {"y"})[0].to_f64()[0] == Approx(w_default));
-  const auto scaled = run(23, "Attention", {q, k, v}, {"y"}, [](auto& n) { set_attr(n, "scale", 0.25f); });
+  CHECK(run_node(23, "Attention", {q, k, v}, {"y"})[0].to_f64()[0] == Approx(w_default));
+  const auto scaled = run_node(23, "Attention", {q, k, v}, {"y"}, [](auto& n) { set_attr(n, "scale", 0.25f); });
   CHECK(scaled[0].to_f64()[0] == Approx(1 / (1 + std::exp(-1.0))));
-  const auto zero = run(23, "Attention", {q, k, v}, {"y"}, [](auto& n) { set_attr(n, "scale", 0.0f); });
+  const auto zero = run_node(23, "Attention", {q, k, v}, {"y"}, [](auto& n) { set_attr(n, "scale", 0.0f); });
   CHECK(zero[0].to_f64()[0] == Approx(0.5));
 }
 
 TEST_CASE("Attention's is_causal hides later keys, offset by the past length", "[eval][attention]") {
   // Equal scores everywhere: each query averages the values it may see.
-  const Tensor q = t32({1, 1, 2, 1}, {0, 0}), k = t32({1, 1, 2, 1}, {0, 0}), v = t32({1, 1, 2, 1}, {2, 4});
+  const Tensor q = f32({1, 1, 2, 1}, {0, 0}), k = f32({1, 1, 2, 1}, {0, 0}), v = f32({1, 1, 2, 1}, {2, 4});
   const auto causal = [](onnx::NodeProto& n) { set_attr(n, "is_causal", int64_t{1}); };
-  CHECK(run(23, "Attention", {q, k, v}, {"y"}, causal)[0].to_f64() == std::vector<double>{2, 3});
+  CHECK(run_node(23, "Attention", {q, k, v}, {"y"}, causal)[0].to_f64() == std::vector<double>{2, 3});
   // One cached key (value 6) before the two new ones: query 0 sees keys 0..1.
-  const Tensor pk = t32({1, 1, 1, 1}, {0}), pv = t32({1, 1, 1, 1}, {6});
-  const auto got = run(23, "Attention", {q, k, v, Tensor(), pk, pv}, {"y", "pk", "pv"}, causal);
+  const Tensor pk = f32({1, 1, 1, 1}, {0}), pv = f32({1, 1, 1, 1}, {6});
+  const auto got = run_node(23, "Attention", {q, k, v, Tensor(), pk, pv}, {"y", "pk", "pv"}, causal);
   CHECK(got[0].to_f64() == std::vector<double>{4, 4});
   CHECK(got[1].dims == std::vector<int64_t>{1, 1, 3, 1});
   CHECK(got[2].to_f64() == std::vector<double>{6, 2, 4});
 }
 
 TEST_CASE("Attention gives a zero row where every key is masked, in Y and in mode 3", "[eval][attention]") {
-  const Tensor q = t32({1, 1, 2, 1}, {1, 2}), k = t32({1, 1, 2, 1}, {1, -1}), v = t32({1, 1, 2, 1}, {2, 4});
+  const Tensor q = f32({1, 1, 2, 1}, {1, 2}), k = f32({1, 1, 2, 1}, {1, -1}), v = f32({1, 1, 2, 1}, {2, 4});
   const Tensor mask = Tensor::from_f64(DType::boolean, {2, 2}, {0, 0, 1, 0});
-  const auto got = run(23, "Attention", {q, k, v, mask}, {"y", "", "", "qk"},
+  const auto got = run_node(23, "Attention", {q, k, v, mask}, {"y", "", "", "qk"},
                        [](auto& n) { set_attr(n, "qk_matmul_output_mode", int64_t{3}); });
   CHECK(got[0].to_f64() == std::vector<double>{0, 2});
   CHECK(got[1].to_f64() == std::vector<double>{0, 0, 1, 0});
   // A float mask of -inf everywhere in a row is fully masked too; a key-less row (T = 0) is zero.
-  const Tensor fmask = t32({1, 2}, {-kInf, -kInf});
-  CHECK(run(23, "Attention", {q, k, v, fmask}, {"y"})[0].to_f64() == std::vector<double>{0, 0});
-  const Tensor k0 = t32({1, 1, 0, 1}, {}), v0 = t32({1, 1, 0, 3}, {});
-  const Tensor y0 = run(23, "Attention", {q, k0, v0}, {"y"})[0];
+  const Tensor fmask = f32({1, 2}, {-kInf, -kInf});
+  CHECK(run_node(23, "Attention", {q, k, v, fmask}, {"y"})[0].to_f64() == std::vector<double>{0, 0});
+  const Tensor k0 = f32({1, 1, 0, 1}, {}), v0 = f32({1, 1, 0, 3}, {});
+  const Tensor y0 = run_node(23, "Attention", {q, k0, v0}, {"y"})[0];
   CHECK(y0.dims == std::vector<int64_t>{1, 1, 2, 3});
   CHECK(y0.to_f64() == std::vector<double>(6, 0.0));
 }
 
 TEST_CASE("Attention's softcap bounds the scores before the mask is added", "[eval][attention]") {
-  const Tensor q = t32({1, 1, 1, 1}, {1}), k = t32({1, 1, 2, 1}, {3, 0}), v = t32({1, 1, 2, 1}, {1, 0});
-  const Tensor mask = t32({1, 2}, {0, -kInf});
+  const Tensor q = f32({1, 1, 1, 1}, {1}), k = f32({1, 1, 2, 1}, {3, 0}), v = f32({1, 1, 2, 1}, {1, 0});
+  const Tensor mask = f32({1, 2}, {0, -kInf});
   // Mode 0 is the product before the softcap, as the spec says (the
   // reference implementation returns it after).
   for (int mode : {0, 1, 2}) {
-    const auto got = run(23, "Attention", {q, k, v, mask}, {"y", "", "", "qk"}, [&](onnx::NodeProto& n) {
+    const auto got = run_node(23, "Attention", {q, k, v, mask}, {"y", "", "", "qk"}, [&](onnx::NodeProto& n) {
       set_attr(n, "softcap", 2.0f);
       set_attr(n, "qk_matmul_output_mode", int64_t{mode});
     });
@@ -315,12 +278,12 @@ TEST_CASE("Attention rounds float16 once and keeps V's own type for present_valu
   a.v = random_tensor(DType::float16, {1, 2, 5, 8}, 23);
   check_against_reference(a);
   // softmax_precision float: float64 already covers it, the numbers do not change.
-  const auto plain = run(23, "Attention", {a.q, a.k, a.v}, {"y"});
-  const auto precise = run(23, "Attention", {a.q, a.k, a.v}, {"y"},
+  const auto plain = run_node(23, "Attention", {a.q, a.k, a.v}, {"y"});
+  const auto precise = run_node(23, "Attention", {a.q, a.k, a.v}, {"y"},
                            [](auto& n) { set_attr(n, "softmax_precision", int64_t{1}); });
   CHECK(precise[0].to_f64() == plain[0].to_f64());
   const Tensor v64 = random_tensor(DType::float64, {1, 2, 5, 8}, 23);
-  const auto got = run(23, "Attention", {a.q, a.k, v64}, {"y", "pk", "pv"});
+  const auto got = run_node(23, "Attention", {a.q, a.k, v64}, {"y", "pk", "pv"});
   CHECK(got[0].dtype == DType::float16);
   CHECK(got[1].dtype == DType::float16);
   CHECK(got[2].dtype == DType::float64);
@@ -328,17 +291,17 @@ TEST_CASE("Attention rounds float16 once and keeps V's own type for present_valu
 }
 
 TEST_CASE("Attention propagates NaN in a score to its row", "[eval][attention]") {
-  const Tensor q = t32({1, 1, 2, 1}, {std::nan(""), 1}), k = t32({1, 1, 2, 1}, {1, 2}), v = t32({1, 1, 2, 1}, {1, 2});
-  const std::vector<double> y = run(23, "Attention", {q, k, v}, {"y"})[0].to_f64();
+  const Tensor q = f32({1, 1, 2, 1}, {std::nan(""), 1}), k = f32({1, 1, 2, 1}, {1, 2}), v = f32({1, 1, 2, 1}, {1, 2});
+  const std::vector<double> y = run_node(23, "Attention", {q, k, v}, {"y"})[0].to_f64();
   CHECK(std::isnan(y[0]));
   CHECK(std::isfinite(y[1]));
 }
 
 TEST_CASE("Attention refuses invalid nodes and versions it does not implement", "[eval][attention]") {
-  const Tensor q = t32({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), k = q, v = q;
-  const Tensor q3 = t32({1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor q = f32({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), k = q, v = q;
+  const Tensor q3 = f32({1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
   const auto expect_error = [](const std::vector<Tensor>& in, const Attrs& attrs = {}, int64_t opset = 23) {
-    REQUIRE_THROWS_AS(run(opset, "Attention", in, {"y"}, attrs), bnorm::Error);
+    REQUIRE_THROWS_AS(run_node(opset, "Attention", in, {"y"}, attrs), bnorm::Error);
   };
   expect_error({q, k, v}, {}, 24);
   expect_error({q3, q3, q3});                                           // 3-D without head counts
@@ -346,16 +309,16 @@ TEST_CASE("Attention refuses invalid nodes and versions it does not implement", 
     set_attr(n, "q_num_heads", int64_t{3});
     set_attr(n, "kv_num_heads", int64_t{3});
   });
-  expect_error({q, t32({1, 3, 2, 2}, std::vector<double>(12, 1)), t32({1, 3, 2, 2}, std::vector<double>(12, 1))});
-  expect_error({q, k, t32({1, 2, 3, 2}, std::vector<double>(12, 1))});  // K and V lengths differ
+  expect_error({q, f32({1, 3, 2, 2}, std::vector<double>(12, 1)), f32({1, 3, 2, 2}, std::vector<double>(12, 1))});
+  expect_error({q, k, f32({1, 2, 3, 2}, std::vector<double>(12, 1))});  // K and V lengths differ
   expect_error({q3, q3, q});                                            // mixed ranks
-  expect_error({q, k, v, t32({3, 2}, std::vector<double>(6, 0))});      // mask does not broadcast
+  expect_error({q, k, v, f32({3, 2}, std::vector<double>(6, 0))});      // mask does not broadcast
   // A mask shorter than the keys is padded with -inf from Attention-24 on; at 23 it must broadcast.
-  const Tensor k3 = t32({1, 2, 3, 2}, std::vector<double>(12, 1));
-  expect_error({q, k3, k3, t32({2, 2}, std::vector<double>(4, 0))});
-  CHECK(run(23, "Attention", {q, k3, k3, t32({2, 1}, {0, 0})}, {"y"})[0].dims == q.dims);
+  const Tensor k3 = f32({1, 2, 3, 2}, std::vector<double>(12, 1));
+  expect_error({q, k3, k3, f32({2, 2}, std::vector<double>(4, 0))});
+  CHECK(run_node(23, "Attention", {q, k3, k3, f32({2, 1}, {0, 0})}, {"y"})[0].dims == q.dims);
   expect_error({q, k, v, Tensor(), q});                                 // past_key alone
-  expect_error({q, k, v, Tensor(), t32({1, 2, 1, 3}, {1, 2, 3, 4, 5, 6}), t32({1, 2, 1, 3}, {1, 2, 3, 4, 5, 6})});
+  expect_error({q, k, v, Tensor(), f32({1, 2, 1, 3}, {1, 2, 3, 4, 5, 6}), f32({1, 2, 1, 3}, {1, 2, 3, 4, 5, 6})});
   expect_error({Tensor::from_f64(DType::int32, {1, 2, 2, 2}, std::vector<double>(8, 1)), k, v});
   expect_error({q, k, v}, [](auto& n) { set_attr(n, "qk_matmul_output_mode", int64_t{4}); });
   expect_error({q, k, v}, [](auto& n) { set_attr(n, "is_causal", int64_t{2}); });
