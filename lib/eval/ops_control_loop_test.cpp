@@ -19,11 +19,10 @@ using bnorm::Tensor;
 using bnorm::eval::Value;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::f32;
+using bnorm::test::set_ints;
 using Kind = Value::Kind;
 
-Tensor floats(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::float32, std::move(dims), v);
-}
 Tensor i64(int64_t v) { return Tensor::from_f64(DType::int64, {}, {static_cast<double>(v)}); }
 Tensor boolean(bool v) { return Tensor::from_f64(DType::boolean, {}, {v ? 1.0 : 0.0}); }
 
@@ -45,13 +44,6 @@ void add(onnx::GraphProto& g, const std::string& op, const std::vector<std::stri
 
 void names(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list, const std::vector<std::string>& ns) {
   for (const auto& n : ns) list->Add()->set_name(n);
-}
-
-void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t e : v) a->add_ints(e);
 }
 
 // `b`'s model with an untyped graph input for each of `in` it lacks.
@@ -84,7 +76,7 @@ Error error_of(const GraphBuilder& b, const std::map<std::string, Tensor>& in) {
 // x_i = x0 + (i + 1) W.
 GraphBuilder add_loop(int opset) {
   GraphBuilder b(opset);
-  b.initializer("W", floats({2}, {10, 100}));
+  b.initializer("W", f32({2}, {10, 100}));
   auto& n = b.node("Loop", {"M", "cond", "x0"}, {"x", "scan"}, "loop");
   auto& g = graph_attr(n);
   names(g.mutable_input(), {"i", "c_in", "x_in"});
@@ -104,7 +96,7 @@ GraphBuilder add_loop(int opset) {
 
 TEST_CASE("Loop carries values, reads the outer scope and stacks scan outputs", "[eval][control]") {
   for (int opset : {1, 11, 13, 16, 23}) {
-    const auto out = run(add_loop(opset), {{"M", i64(4)}, {"cond", boolean(true)}, {"x0", floats({2}, {1, 2})}});
+    const auto out = run(add_loop(opset), {{"M", i64(4)}, {"cond", boolean(true)}, {"x0", f32({2}, {1, 2})}});
     CHECK(out.at("x").to_f64() == std::vector<double>{41, 402});
     CHECK(out.at("scan").dims == std::vector<int64_t>{4, 2});
     CHECK(out.at("scan").to_f64() == std::vector<double>{11, 102, 21, 202, 31, 302, 41, 402});
@@ -113,8 +105,8 @@ TEST_CASE("Loop carries values, reads the outer scope and stacks scan outputs", 
 
 TEST_CASE("Loop stops when cond turns false and runs no iteration for M = 0 or cond = false", "[eval][control]") {
   GraphBuilder b(11);
-  b.initializer("ten", floats({}, {10}));
-  b.initializer("limit", floats({}, {35}));
+  b.initializer("ten", f32({}, {10}));
+  b.initializer("limit", f32({}, {35}));
   auto& n = b.node("Loop", {"", "cond", "s0"}, {"s", "all"}, "loop");
   auto& g = graph_attr(n);
   names(g.mutable_input(), {"i", "c_in", "s_in"});
@@ -125,18 +117,18 @@ TEST_CASE("Loop stops when cond turns false and runs no iteration for M = 0 or c
   b.output("s");
   b.output("all");
   // 10, 20, 30 keep going; 40 stops.
-  auto out = run(b, {{"cond", boolean(true)}, {"s0", floats({}, {0})}});
+  auto out = run(b, {{"cond", boolean(true)}, {"s0", f32({}, {0})}});
   CHECK(out.at("s").to_f64() == std::vector<double>{40});
   CHECK(out.at("all").to_f64() == std::vector<double>{10, 20, 30, 40});
   // No iteration: the initial value; a scan output without a declared shape is refused.
-  CHECK(error_of(b, {{"cond", boolean(false)}, {"s0", floats({}, {7})}}).kind() == ErrorKind::unsupported);
-  const auto zero = run(add_loop(13), {{"M", i64(0)}, {"cond", boolean(true)}, {"x0", floats({2}, {1, 2})}});
+  CHECK(error_of(b, {{"cond", boolean(false)}, {"s0", f32({}, {7})}}).kind() == ErrorKind::unsupported);
+  const auto zero = run(add_loop(13), {{"M", i64(0)}, {"cond", boolean(true)}, {"x0", f32({2}, {1, 2})}});
   CHECK(zero.at("x").to_f64() == std::vector<double>{1, 2});
   CHECK(zero.at("scan").dims == std::vector<int64_t>{0, 2});
 }
 
 TEST_CASE("Loop refuses negative trip counts, loops without end and malformed bodies", "[eval][control]") {
-  const Tensor x0 = floats({2}, {1, 2});
+  const Tensor x0 = f32({2}, {1, 2});
   Error e = error_of(add_loop(13), {{"M", i64(-1)}, {"cond", boolean(true)}, {"x0", x0}});
   CHECK(e.kind() == ErrorKind::input);
   CHECK(e.node() == "loop");
@@ -185,7 +177,7 @@ TEST_CASE("Loop without cond refuses a body that asks to stop: the spec and the 
 
 TEST_CASE("an error in a Loop body names the inner node, the body's path and the iteration", "[eval][control]") {
   GraphBuilder b(13);
-  b.initializer("data", floats({1}, {5}));
+  b.initializer("data", f32({1}, {5}));
   auto& n = b.node("Loop", {"M", ""}, {"ys"}, "loop");
   auto& g = graph_attr(n);
   names(g.mutable_input(), {"i", "c_in"});
@@ -213,7 +205,7 @@ TEST_CASE("Loop carries sequences from version 13 only", "[eval][control]") {
     names(g.mutable_output(), {"c_out", "s_out"});
     b.node("SequenceLength", {"s"}, {"n"});
     b.output("n");
-    const std::map<std::string, Tensor> in{{"M", i64(3)}, {"x", floats({1}, {1})}};
+    const std::map<std::string, Tensor> in{{"M", i64(3)}, {"x", f32({1}, {1})}};
     if (opset == 12) {
       CHECK(error_of(b, in).kind() == ErrorKind::input);
     } else {
@@ -247,7 +239,7 @@ GraphBuilder sum_scan(int opset, int64_t in_axis, int64_t in_dir, int64_t out_ax
 
 TEST_CASE("Scan walks any axis in either direction and stacks outputs on any axis, appended or prepended",
           "[eval][control]") {
-  const std::map<std::string, Tensor> in{{"s0", floats({2}, {0, 0})}, {"X", floats({2, 3}, {1, 2, 3, 4, 5, 6})}};
+  const std::map<std::string, Tensor> in{{"s0", f32({2}, {0, 0})}, {"X", f32({2, 3}, {1, 2, 3, 4, 5, 6})}};
   // Columns reversed: [3,6], [2,5], [1,4]; sums [3,6], [5,11], [6,15].
   auto out = run(sum_scan(9, 1, 1, 0, 0), in);
   CHECK(out.at("s").to_f64() == std::vector<double>{6, 15});
@@ -278,8 +270,8 @@ TEST_CASE("Scan-8 runs each batch for its sequence length and pads scan outputs 
     b.output("ys");
     return b;
   };
-  const Tensor x = floats({2, 3, 1}, {1, 2, 3, 10, 20, 30});
-  const Tensor s0 = floats({2, 1}, {0, 100});
+  const Tensor x = f32({2, 3, 1}, {1, 2, 3, 10, 20, 30});
+  const Tensor s0 = f32({2, 1}, {0, 100});
   // Batch 0: 1, 3, 6. Batch 1 (one step): 110, then zeros.
   auto out = run(build(0), {{"lens", Tensor::from_f64(DType::int64, {2}, {3, 1})}, {"s0", s0}, {"X", x}});
   CHECK(out.at("s").to_f64() == std::vector<double>{6, 110});
@@ -306,9 +298,9 @@ TEST_CASE("SequenceMap maps sequences position by position with tensors as they 
   add(g, "Add", {"s", "t"}, {"y"});
   names(g.mutable_output(), {"y"});
   b.output("Y");
-  const std::map<std::string, Value> in{{"A", Value::of(floats({1}, {1}))},
-                                        {"B", Value::of(floats({2}, {2, 3}))},
-                                        {"T", Value::of(floats({1}, {10}))}};
+  const std::map<std::string, Value> in{{"A", Value::of(f32({1}, {1}))},
+                                        {"B", Value::of(f32({2}, {2, 3}))},
+                                        {"T", Value::of(f32({1}, {10}))}};
   const Value y = bnorm::evaluate_values(b.model(), in).at("Y");
   REQUIRE(y.kind == Kind::sequence);
   REQUIRE(y.items.size() == 2);
@@ -333,7 +325,7 @@ TEST_CASE("If returns sequences from version 13; an error in a branch names its 
     }
     b.node("SequenceLength", {"S"}, {"n"});
     b.output("n");
-    const std::map<std::string, Tensor> in{{"c", boolean(true)}, {"x", floats({1}, {1})}};
+    const std::map<std::string, Tensor> in{{"c", boolean(true)}, {"x", f32({1}, {1})}};
     if (opset == 11) {
       CHECK(error_of(b, in).kind() == ErrorKind::input);
     } else {

@@ -19,11 +19,8 @@ using bnorm::Tensor;
 using bnorm::eval::Value;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::f32;
 using Kind = Value::Kind;
-
-Tensor floats(std::vector<int64_t> dims, const std::vector<double>& v) {
-  return Tensor::from_f64(DType::float32, std::move(dims), v);
-}
 
 Tensor i64(int64_t v) { return Tensor::from_f64(DType::int64, {}, {static_cast<double>(v)}); }
 
@@ -72,7 +69,7 @@ TEST_CASE("SequenceInsert puts tensors at the back, at a position or counted fro
   b.node("SequenceLength", {"s3"}, {"n"});
   b.node("SequenceAt", {"s3", "minus1"}, {"last"});
   for (const char* o : {"s3", "s4", "n", "last"}) b.output(o);
-  const auto out = run(b, {{"A", Value::of(floats({1}, {7}))}, {"B", Value::of(floats({2}, {1, 2}))}});
+  const auto out = run(b, {{"A", Value::of(f32({1}, {7}))}, {"B", Value::of(f32({2}, {1, 2}))}});
   CHECK(contents(out.at("s3")) == std::vector<std::vector<double>>{{7}, {7}, {1, 2}});
   CHECK(contents(out.at("s4")) == std::vector<std::vector<double>>{{7}, {7}});
   CHECK(out.at("n").tensor.to_f64() == std::vector<double>{3});
@@ -87,7 +84,7 @@ TEST_CASE("positions outside the sequence and mixed element types are input erro
     b.initializer("p", i64(pos));
     b.node("SequenceAt", {"S", "p"}, {"t"}, "at");
     b.output("t");
-    const Error e = error_of(b, {{"S", seq({floats({1}, {1}), floats({1}, {2})})}});
+    const Error e = error_of(b, {{"S", seq({f32({1}, {1}), f32({1}, {2})})}});
     CHECK(e.kind() == ErrorKind::input);
     CHECK(e.node() == "at");
   }
@@ -96,12 +93,12 @@ TEST_CASE("positions outside the sequence and mixed element types are input erro
   b.input("I", DType::int64, {});
   b.node("SequenceInsert", {"S", "I"}, {"t"}, "ins");
   b.output("t");
-  CHECK(error_of(b, {{"S", seq({floats({1}, {1})})}, {"I", Value::of(i64(1))}}).kind() == ErrorKind::input);
+  CHECK(error_of(b, {{"S", seq({f32({1}, {1})})}, {"I", Value::of(i64(1))}}).kind() == ErrorKind::input);
   GraphBuilder p(11);
   sequence_input(p, "S");
   p.node("SequenceInsert", {"S", "S", "S"}, {"t"}, "ins");  // a sequence as tensor and position
   p.output("t");
-  CHECK(error_of(p, {{"S", seq({floats({1}, {1})})}}).bare_message() == "input 'tensor' must be a tensor, is a sequence");
+  CHECK(error_of(p, {{"S", seq({f32({1}, {1})})}}).bare_message() == "input 'tensor' must be a tensor, is a sequence");
   GraphBuilder e(11);
   e.node("SequenceEmpty", {}, {"s"});
   e.node("SequenceErase", {"s"}, {"t"}, "erase");
@@ -123,7 +120,7 @@ TEST_CASE("SequenceEmpty holds its dtype, float by default", "[eval][control]") 
 }
 
 TEST_CASE("SplitToSequence cuts by a scalar, by lengths or into slices of one", "[eval][control]") {
-  const Tensor x = floats({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const Tensor x = f32({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   auto split = [&](int opset, const Tensor* s, int64_t axis, int64_t keepdims) {
     GraphBuilder b(opset);
     b.input("X", x.dtype, x.dims);
@@ -182,7 +179,7 @@ TEST_CASE("ConcatFromSequence joins on an existing axis or stacks on a new one",
     b.output("Y");
     return run(b, {{"S", s}}).at("Y").tensor;
   };
-  const Value s = seq({floats({2, 1}, {1, 2}), floats({2, 1}, {3, 4})});
+  const Value s = seq({f32({2, 1}, {1, 2}), f32({2, 1}, {3, 4})});
   Tensor y = concat(-1, 0, s);
   CHECK(y.dims == std::vector<int64_t>{2, 2});
   CHECK(y.to_f64() == std::vector<double>{1, 3, 2, 4});
@@ -197,7 +194,7 @@ TEST_CASE("ConcatFromSequence joins on an existing axis or stacks on a new one",
   CHECK_THROWS_AS(concat(2, 0, s), Error);
   CHECK_THROWS_AS(concat(3, 1, s), Error);
   CHECK_THROWS_AS(concat(0, 0, seq({})), Error);
-  CHECK_THROWS_AS(concat(1, 0, seq({floats({2, 1}, {1, 2}), floats({1, 1}, {3})})), Error);
+  CHECK_THROWS_AS(concat(1, 0, seq({f32({2, 1}, {1, 2}), f32({1, 1}, {3})})), Error);
 }
 
 TEST_CASE("Optional wraps a value or makes an empty one of its type attribute", "[eval][control]") {
@@ -216,7 +213,7 @@ TEST_CASE("Optional wraps a value or makes an empty one of its type attribute", 
   b.node("OptionalGetElement", {"full"}, {"got"});
   b.node("OptionalGetElement", {"X"}, {"got_tensor"});
   for (const char* o : {"empty", "has_full", "has_empty", "has_tensor", "has_nothing", "got", "got_tensor"}) b.output(o);
-  const auto out = run(b, {{"X", Value::of(floats({2}, {3, 4}))}});
+  const auto out = run(b, {{"X", Value::of(f32({2}, {3, 4}))}});
   CHECK(out.at("empty").kind == Kind::optional);
   CHECK_FALSE(out.at("empty").has_element);
   CHECK(out.at("has_full").tensor.to_f64() == std::vector<double>{1});
@@ -233,7 +230,7 @@ TEST_CASE("Optional ops before version 18 take optionals only; an empty one has 
     b.input("X", DType::float32, {2});
     b.node(op, {"X"}, {"Y"}, "opt");
     b.output("Y");
-    const Error e = error_of(b, {{"X", Value::of(floats({2}, {3, 4}))}});
+    const Error e = error_of(b, {{"X", Value::of(f32({2}, {3, 4}))}});
     CHECK(e.kind() == ErrorKind::input);
     CHECK(e.node() == "opt");
   }
@@ -244,12 +241,12 @@ TEST_CASE("Optional ops before version 18 take optionals only; an empty one has 
   b.node("OptionalGetElement", {"O"}, {"Y"}, "get");
   b.output("Y");
   CHECK(error_of(b, {{"O", Value::none(Kind::tensor, DType::float32)}}).kind() == ErrorKind::input);
-  CHECK(run(b, {{"O", Value::some(Value::of(floats({1}, {5})))}}).at("Y").tensor.to_f64() == std::vector<double>{5});
+  CHECK(run(b, {{"O", Value::some(Value::of(f32({1}, {5})))}}).at("Y").tensor.to_f64() == std::vector<double>{5});
 }
 
 TEST_CASE("Identity passes sequences from version 14 and optionals from 16", "[eval][control]") {
-  const Value s = seq({floats({1}, {1})});
-  const Value o = Value::some(seq({floats({1}, {2})}));
+  const Value s = seq({f32({1}, {1})});
+  const Value o = Value::some(seq({f32({1}, {2})}));
   for (int opset : {13, 14, 15, 16}) {
     for (const Value* v : {&s, &o}) {
       GraphBuilder b(opset);
@@ -275,7 +272,7 @@ TEST_CASE("an op that takes tensors refuses a sequence naming the node; evaluate
   sequence_input(b, "S");
   b.node("Relu", {"S"}, {"Y"}, "relu");
   b.output("Y");
-  const Error e = error_of(b, {{"S", seq({floats({1}, {1})})}});
+  const Error e = error_of(b, {{"S", seq({f32({1}, {1})})}});
   CHECK(e.kind() == ErrorKind::input);
   CHECK(e.node() == "relu");
   CHECK(e.bare_message() == "input 'S' is a sequence; Relu takes tensors");
@@ -283,6 +280,6 @@ TEST_CASE("an op that takes tensors refuses a sequence naming the node; evaluate
   c.input("X", DType::float32, {1});
   c.node("SequenceConstruct", {"X"}, {"S"});
   c.output("S");
-  CHECK_THROWS_AS(bnorm::evaluate(c.model(), {{"X", floats({1}, {1})}}), Error);
+  CHECK_THROWS_AS(bnorm::evaluate(c.model(), {{"X", f32({1}, {1})}}), Error);
   CHECK(error_of(c, {{"X", seq({})}}).kind() == ErrorKind::usage);
 }

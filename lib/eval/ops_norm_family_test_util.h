@@ -19,15 +19,9 @@ namespace normfamily_test {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using Attrs = std::function<void(onnx::NodeProto&)>;
+using bnorm::test::Attrs;
+using bnorm::test::set_ints;
 using Inputs = std::vector<std::pair<std::string, Tensor>>;
-
-inline void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t i : v) a->add_ints(i);
-}
 
 // One node of `op` at `opset`, its inputs given as graph inputs ("" names an
 // absent optional input).

@@ -24,33 +24,15 @@ using bnorm::DType;
 using bnorm::Tensor;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
+using bnorm::test::set_floats;
+using bnorm::test::set_string;
+using bnorm::test::set_strings;
 using Fn = std::function<double(double)>;
-using Attrs = std::function<void(onnx::NodeProto&)>;
+using bnorm::test::Attrs;
 
 inline double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 const Fn kSigmoid = sigmoid;
 const Fn kTanh = [](double x) { return std::tanh(x); };
-
-inline void set_strings(onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRINGS);
-  for (const auto& s : v) a->add_strings(s);
-}
-
-inline void set_floats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::FLOATS);
-  for (float f : v) a->add_floats(f);
-}
-
-inline void set_string(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
 
 // Deterministic values in [-scale, scale).
 inline std::vector<double> values(size_t n, uint32_t seed, double scale = 1.0) {
