@@ -1,16 +1,18 @@
 // conv_plane.h's loops, compiled once per SIMD level: each level's entry
 // point carries its target attribute and flattens the template into
-// itself. Stride 1 (most depthwise layers): two vectors of output columns
-// at a time keep their sums in registers through every kernel position
-// (256-bit vectors at the AVX-512 level, as in gemm_avx512.cpp), columns
-// near the border one by one. Other strides: one kernel position at a time
-// over the whole output row, vectorized by GCC where it can. Contraction
+// itself. Strides 1 and 2 (depthwise layers): up to four vectors of output
+// columns at a time keep their sums in registers through every kernel
+// position (256-bit vectors at the AVX-512 level, as in gemm_avx512.cpp),
+// columns near the border one by one. Other strides: one kernel position at
+// a time over the whole output row, vectorized by GCC where it can. Contraction
 // is off: products and sums round apart, as specified.
 #pragma GCC optimize("fp-contract=off")
 #pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
 #include "kernels/conv_plane.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 
 #include "kernels/isa.h"
 #include "kernels/simd.h"
@@ -79,10 +81,29 @@ inline T one_column(const T* const* rows, const T* w, const ConvPlane& s, size_t
   return acc;
 }
 
-// Stride 1: U vectors of output columns from ox, inside the input for every
-// kernel column, with their sums in registers through all the products.
-template <class V, size_t U, class T>
-inline void columns_stride1(const T* const* rows, const T* w, T* yr, const ConvPlane& s, size_t ox) noexcept {
+// The even lanes of a then b: elements 0, 2, 4, ... of the 2L elements
+// from p, for stride 2.
+template <class V, class T>
+inline V even_lanes(const T* p) noexcept {
+  const V a = simd::load_bits<V>(p), b = simd::load_bits<V>(p + simd::lanes<V>());
+#if defined(__clang__)
+  V v;
+  for (size_t l = 0; l < simd::lanes<V>(); ++l) v[l] = l < simd::lanes<V>() / 2 ? a[2 * l] : b[2 * l - simd::lanes<V>()];
+  return v;
+#else
+  using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  typedef I M __attribute__((vector_size(sizeof(V))));
+  M m;
+  for (size_t l = 0; l < simd::lanes<V>(); ++l) m[l] = static_cast<I>(2 * l);
+  return __builtin_shuffle(a, b, m);
+#endif
+}
+
+// Stride S (1 or 2): U vectors of output columns from ox, inside the input
+// for every kernel column, with their sums in registers through all the
+// products.
+template <class V, size_t S, size_t U, class T>
+inline void columns(const T* const* rows, const T* w, T* yr, const ConvPlane& s, size_t ox) noexcept {
   constexpr size_t L = simd::lanes<V>();
   V acc[U];
 #pragma GCC unroll 4
@@ -97,43 +118,47 @@ inline void columns_stride1(const T* const* rows, const T* w, T* yr, const ConvP
         for (size_t u = 0; u < U; ++u) acc[u] += zero;
         continue;
       }
-      const T* xp = row + (ox + kx * s.dil_w - s.pad_w);
+      const T* xp = row + (ox * S + kx * s.dil_w - s.pad_w);
 #pragma GCC unroll 4
-      for (size_t u = 0; u < U; ++u) acc[u] += wv * simd::load_bits<V>(xp + u * L);
+      for (size_t u = 0; u < U; ++u) {
+        if constexpr (S == 1) {
+          acc[u] += wv * simd::load_bits<V>(xp + u * L);
+        } else {
+          acc[u] += wv * even_lanes<V>(xp + u * 2 * L);
+        }
+      }
     }
   }
 #pragma GCC unroll 4
   for (size_t u = 0; u < U; ++u) simd::store_bits(yr + ox + u * L, acc[u]);
 }
 
-// Stride 1: columns [a, b) (inside the input for every kernel column) four
-// vectors, then one vector at a time, the last one ending at b; the others
-// one by one.
-template <class V, class T>
-inline void row_stride1(const T* const* rows, const T* w, T* yr, const ConvPlane& s, size_t a, size_t b) noexcept {
+// Columns [a, b) (inside the input for every kernel column) four vectors,
+// then one vector at a time, the last one ending at b; the others one by one.
+template <class V, size_t S, class T>
+inline void row_vectors(const T* const* rows, const T* w, T* yr, const ConvPlane& s, size_t a, size_t b) noexcept {
   constexpr size_t L = simd::lanes<V>();
   size_t ox = 0;
   for (; ox < a; ++ox) yr[ox] = one_column(rows, w, s, ox);
-  for (; ox + 4 * L <= b; ox += 4 * L) columns_stride1<V, 4>(rows, w, yr, s, ox);
-  for (; ox + L <= b; ox += L) columns_stride1<V, 1>(rows, w, yr, s, ox);
+  for (; ox + 4 * L <= b; ox += 4 * L) columns<V, S, 4>(rows, w, yr, s, ox);
+  for (; ox + L <= b; ox += L) columns<V, S, 1>(rows, w, yr, s, ox);
   if (ox < b && b - a >= L) {  // the last vector ends at b: columns before ox get their own value again
-    columns_stride1<V, 1>(rows, w, yr, s, b - L);
+    columns<V, S, 1>(rows, w, yr, s, b - L);
     ox = b;
   }
   for (; ox < s.out_w; ++ox) yr[ox] = one_column(rows, w, s, ox);
 }
 
-template <class V, class T>
-inline void plane_body(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
+template <class V, size_t S, class T>
+inline void plane_vectors(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
   constexpr size_t kMaxRows = 16;
-  if (s.stride_w != 1 || s.kernel_h > kMaxRows) {
-    for (size_t oy = 0; oy < s.out_h; ++oy) plane_by_taps(x, w, y, s, oy);
-    return;
-  }
-  size_t a = 0, b = s.out_w;  // columns inside the input for every kernel column
+  // Columns whose every kernel column is inside the input; at stride 2 the
+  // vector loads read one element past the last column's, so that one too.
+  size_t a = 0, b = s.out_w;
+  const size_t in = S == 1 ? s.in_w : s.in_w - 1;
   for (size_t kx = 0; kx < s.kernel_w; ++kx) {
     size_t lo, hi;
-    valid_columns(s.out_w, 1, kx * s.dil_w, s.pad_w, s.in_w, lo, hi);
+    valid_columns(s.out_w, S, kx * s.dil_w, s.pad_w, in, lo, hi);
     a = std::max(a, lo);
     b = std::min(b, hi);
   }
@@ -144,8 +169,15 @@ inline void plane_body(const T* x, const T* w, T* y, const ConvPlane& s) noexcep
       const size_t iy_pad = oy * s.stride_h + ky * s.dil_h;  // iy + pad_h
       rows[ky] = iy_pad >= s.pad_h && iy_pad - s.pad_h < s.in_h ? x + (iy_pad - s.pad_h) * s.in_w : nullptr;
     }
-    row_stride1<V>(rows, w, y + oy * s.out_w, s, a, b);
+    row_vectors<V, S>(rows, w, y + oy * s.out_w, s, a, b);
   }
+}
+
+template <class V, class T>
+inline void plane_body(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
+  if (s.kernel_h <= 16 && s.stride_w == 1) return plane_vectors<V, 1>(x, w, y, s);
+  if (s.kernel_h <= 16 && s.stride_w == 2 && s.in_w > 0) return plane_vectors<V, 2>(x, w, y, s);
+  for (size_t oy = 0; oy < s.out_h; ++oy) plane_by_taps(x, w, y, s, oy);
 }
 
 BNORM_ENTRY_GENERIC void plane_generic(const float* x, const float* w, float* y, const ConvPlane& s) noexcept {
