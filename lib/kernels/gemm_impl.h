@@ -6,12 +6,12 @@
 // Blocking: B is copied, KC rows by 8 panels of NR columns at a time
 // (NR = NV vectors, zero-padded past N), into a block on the stack that
 // stays in L2; then A, MR rows by KC at a time, into a small pack whose
-// rows never share a cache set; each panel then runs against it with the MR x NR block of C
-// in registers. Past the first KC rows of B the tile reloads C and goes on
-// adding, so each element still sums in p order. Rows past a multiple of
-// MR take tiles of 4, 2 and 1 rows; columns past the last full panel go
-// through a copy of the C tile. Products of one or two rows skip the
-// packing (gemm_few_rows).
+// rows never share a cache set; each panel then runs against it with the
+// MR x NR block of C in registers. Past the first KC rows of B the tile
+// reloads C and goes on adding, so each element still sums in p order.
+// Rows past a multiple of MR take tiles of 4, 2 and 1 rows; columns past
+// the last full panel go through a copy of the C tile. Products of one or
+// two rows skip the packing (gemm_few_rows).
 #pragma once
 
 #include <algorithm>
