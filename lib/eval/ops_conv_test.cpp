@@ -129,7 +129,8 @@ void check_conv(const ConvCase& cc) {
     for (int64_t v : d) n *= v;
     return n;
   };
-  const auto xv = random_values(static_cast<size_t>(numel(cc.x)), 1), wv = random_values(static_cast<size_t>(numel(cc.w)), 2);
+  const auto xv = random_values(static_cast<size_t>(numel(cc.x)), 1);
+  const auto wv = random_values(static_cast<size_t>(numel(cc.w)), 2);
   const auto bv = random_values(static_cast<size_t>(cc.w[0]), 3);
   GraphBuilder b(15);
   b.input("X", DType::float32, cc.x);
@@ -169,7 +170,8 @@ void check_conv(const ConvCase& cc) {
                     const int64_t ix = ox * st[2] - pad[2] + kx * dil[2];
                     if (iz < 0 || iy < 0 || ix < 0 || iz >= in[0] || iy >= in[1] || ix >= in[2]) continue;
                     const int64_t chan = o / mg * cg + ci;
-                    const double xe = xv[static_cast<size_t>((((i * c + chan) * in[0] + iz) * in[1] + iy) * in[2] + ix)];
+                    const auto xi = (((i * c + chan) * in[0] + iz) * in[1] + iy) * in[2] + ix;
+                    const double xe = xv[static_cast<size_t>(xi)];
                     const double we = wv[static_cast<size_t>((((o * cg + ci) * k[0] + kz) * k[1] + ky) * k[2] + kx)];
                     ref += xe * we;
                     mag += std::fabs(xe * we);

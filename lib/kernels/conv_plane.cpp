@@ -88,7 +88,8 @@ inline V even_lanes(const T* p) noexcept {
   const V a = simd::load_bits<V>(p), b = simd::load_bits<V>(p + simd::lanes<V>());
 #if defined(__clang__)
   V v;
-  for (size_t l = 0; l < simd::lanes<V>(); ++l) v[l] = l < simd::lanes<V>() / 2 ? a[2 * l] : b[2 * l - simd::lanes<V>()];
+  constexpr size_t L = simd::lanes<V>();
+  for (size_t l = 0; l < L; ++l) v[l] = l < L / 2 ? a[2 * l] : b[2 * l - L];
   return v;
 #else
   using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;

@@ -143,9 +143,13 @@ inline void gemm_body(const T* a, size_t lda, const T* b, size_t ldb, T* c, size
       const T* ap = a + p0;
       T* cp = c + j0;
       size_t i = 0;
-      for (; m - i >= MR; i += MR) gemm_rows<V, MR, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+      for (; m - i >= MR; i += MR) {
+        gemm_rows<V, MR, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+      }
       if constexpr (MR > 4) {
-        for (; m - i >= 4; i += 4) gemm_rows<V, 4, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+        for (; m - i >= 4; i += 4) {
+          gemm_rows<V, 4, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+        }
       }
       if constexpr (MR > 2) {
         if (m - i >= 2) {
