@@ -67,6 +67,13 @@ std::string summary(const CompareReport& rep) {
   }
   const TracedValue& v = r.values[r.first];
   const std::string by = std::isfinite(v.diff.worst) ? fmt::format("{:.3g}", v.diff.worst) : "inf";
+  if (!rep.traced) {
+    return fmt::format("<p id=\"summary\" class=\"summary differ\">The models differ: output <code>{}</code> has max "
+                       "abs error {:.3g}, max rel {:.3g}, {} times the tolerance, {} of {} elements outside tolerance "
+                       "(--trace finds the node where they part).</p>",
+                       xml_escape(v.name), v.diff.diff.max_abs, v.diff.diff.max_rel, by, v.diff.diff.mismatches,
+                       v.diff.diff.elements);
+  }
   return fmt::format(
       "<p id=\"summary\" class=\"summary differ\">First divergence at node <b>{}</b> (value <code>{}</code>; in B: "
       "<b>{}</b>): max abs error {:.3g}, max rel {:.3g}, {} times the tolerance, {} of {} elements outside "
@@ -97,7 +104,7 @@ std::string value_table(const TraceResult& r) {
   return s + "</tbody></table>\n";
 }
 
-std::string charts(const TraceResult& r) {
+std::string charts(const TraceResult& r, bool traced) {
   std::vector<size_t> shown;
   if (r.first >= 0) shown.push_back(static_cast<size_t>(r.first));
   for (size_t i = 0; i < r.values.size(); ++i)
@@ -107,7 +114,8 @@ std::string charts(const TraceResult& r) {
   bool any_channels = false;
   for (size_t i : shown) {
     const TracedValue& v = r.values[i];
-    const std::string what = fmt::format("'{}'{}", v.name, static_cast<int>(i) == r.first ? " (first divergence)" : " (output)");
+    const bool first = traced && static_cast<int>(i) == r.first;
+    const std::string what = fmt::format("'{}'{}", v.name, first ? " (first divergence)" : " (output)");
     hist += error_histogram_svg(what, v.diff.histogram) + "\n";
     if (!v.diff.channel_max.empty()) {
       chan += channel_chart_svg(what, v.diff.channel_max) + "\n";
@@ -120,12 +128,28 @@ std::string charts(const TraceResult& r) {
 }
 
 std::string path_list(const TraceResult& r) {
-  if (r.first < 0) return "";
+  if (r.first < 0 || r.path.empty()) return "";
   std::string s = "<h2>Path from the inputs to the first divergence (model A)</h2>\n<ol id=\"path\" class=\"path\">\n";
   for (size_t i = 0; i < r.path.size(); ++i) {
     s += fmt::format("<li{}>{}</li>\n", i + 1 == r.path.size() ? " class=\"first\"" : "", xml_escape(r.path[i]));
   }
   return s + "</ol>\n";
+}
+
+// A failing folder's failing outputs, per data set.
+std::string failure_text(const BackendTestResult& r) {
+  std::string message;
+  for (const auto& ds : r.data_sets) {
+    for (const auto& o : ds.outputs) {
+      if (o.diff.pass) continue;
+      const std::string what = o.diff.problem.empty()
+                                   ? fmt::format("max abs {:.3g}, max rel {:.3g}, {} of {} outside tolerance",
+                                                 o.diff.max_abs, o.diff.max_rel, o.diff.mismatches, o.diff.elements)
+                                   : o.diff.problem;
+      message += fmt::format("{}{} {}: {}", message.empty() ? "" : "; ", ds.name, o.name, what);
+    }
+  }
+  return message;
 }
 
 }  // namespace
@@ -140,43 +164,40 @@ std::string compare_report_html(const CompareReport& rep) {
   body += summary(rep);
   body += fmt::format("<h2>Compared values ({}), largest error first</h2>\n", r.values.size());
   body += value_table(r);
-  body += charts(r);
+  body += charts(r, rep.traced);
   body += path_list(r);
   return page("bnorm eval report", body, true);
 }
 
 std::string conformance_report_html(const std::vector<FolderRow>& rows, const Tolerance& tol) {
   int passed = 0, failed = 0, skipped = 0, errors = 0;
-  std::string table =
-      "<table id=\"tests\" class=\"sortable\"><thead><tr><th>status</th><th>test folder</th><th>message</th>"
-      "<th>seconds</th></tr></thead><tbody>\n";
+  std::vector<std::pair<int, std::string>> lines;  // rank (errors, failures, skips, passes), row
   for (const auto& [r, seconds] : rows) {
     std::string status, cls, message;
+    int rank = 3;
     if (r.skipped) {
-      status = "SKIP", cls = "skip", message = r.skip_reason, ++skipped;
+      status = "SKIP", cls = "skip", message = r.skip_reason, rank = 2, ++skipped;
     } else if (!r.error.empty()) {
-      status = "ERROR", cls = "error", message = r.error, ++errors;
+      status = "ERROR", cls = "error", message = r.error, rank = 0, ++errors;
     } else if (r.pass()) {
       status = "PASS", cls = "ok", ++passed;
     } else {
-      status = "FAIL", cls = "fail", ++failed;
-      for (const auto& ds : r.data_sets)
-        for (const auto& o : ds.outputs)
-          if (!o.diff.pass) {
-            message += fmt::format("{}{} {}: {}", message.empty() ? "" : "; ", ds.name, o.name,
-                                   o.diff.problem.empty() ? fmt::format("max abs {:.3g}, max rel {:.3g}, {} of {} outside tolerance",
-                                                                        o.diff.max_abs, o.diff.max_rel, o.diff.mismatches, o.diff.elements)
-                                                          : o.diff.problem);
-          }
+      status = "FAIL", cls = "fail", message = failure_text(r), rank = 1, ++failed;
     }
-    table += fmt::format("<tr class=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td>{}</tr>\n", cls, status,
-                         xml_escape(r.name), xml_escape(message), num(seconds));
+    lines.emplace_back(rank, fmt::format("<tr class=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td>{}</tr>\n", cls,
+                                         status, xml_escape(r.name), xml_escape(message), num(seconds)));
   }
+  std::stable_sort(lines.begin(), lines.end(), [](auto& x, auto& y) { return x.first < y.first; });
+  std::string table =
+      "<table id=\"tests\" class=\"sortable\"><thead><tr><th>status</th><th>test folder</th><th>message</th>"
+      "<th>seconds</th></tr></thead><tbody>\n";
+  for (const auto& l : lines) table += l.second;
   table += "</tbody></table>\n";
   const bool ok = failed == 0 && errors == 0;
   std::string body = fmt::format("<h1>bnorm eval: conformance folders</h1>\n<p class=\"meta\">rtol {:g}, atol {:g}</p>\n",
                                  tol.rtol, tol.atol);
-  body += fmt::format("<p id=\"summary\" class=\"summary {}\">{} passed, {} failed, {} skipped{}.</p>\n",
+  body += fmt::format("<p id=\"summary\" class=\"summary {}\">{} passed, {} failed, {} skipped{}. Errors and failures "
+                      "first.</p>\n",
                       ok ? "agree" : "differ", passed, failed, skipped,
                       errors ? fmt::format(", {} could not run", errors) : "");
   body += table;
