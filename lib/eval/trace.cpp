@@ -112,44 +112,47 @@ void Tracer::record(const std::string& key, const Tensor& a, const Tensor& b, co
   values_[it->second].diff.merge(d);
 }
 
+// Side s (0: A, 1: B) produced `name`: compare it with its counterpart if
+// the other side has it, else keep a copy, and wait while this side keeps
+// too much and the other can catch up (it runs and does not wait itself).
+void Tracer::arrive(Run& r, int s, const std::string& name, const std::string& producer, const Tensor& t) {
+  auto c = canon_[s].find(name);
+  if (c == canon_[s].end()) return;
+  const std::string& key = c->second;
+  std::unique_lock<std::mutex> lock(r.m);
+  if (r.stop) throw Stopped{};
+  const int64_t order = s == 0 ? r.next_order++ : -1;
+  auto other = r.kept[1 - s].find(key);
+  if (other != r.kept[1 - s].end()) {
+    Run::Kept k = std::move(other->second);
+    r.kept[1 - s].erase(other);
+    r.bytes[1 - s] -= k.t.byte_size();
+    // The other model stops waiting now, so this one may wait for it next.
+    if (r.bytes[1 - s] <= options_.budget_bytes) r.waiting[1 - s] = false;
+    r.cv.notify_all();
+    lock.unlock();
+    if (s == 0) record(key, t, k.t, producer, k.producer, order);
+    else record(key, k.t, t, k.producer, producer, k.order);
+    return;
+  }
+  r.kept[s][key] = Run::Kept{t, producer, order};
+  r.bytes[s] += t.byte_size();
+  peak_ = std::max(peak_, r.bytes[0] + r.bytes[1]);
+  while (!r.stop && r.bytes[s] > options_.budget_bytes && r.running[1 - s] && !r.waiting[1 - s]) {
+    r.waiting[s] = true;
+    r.cv.wait(lock);
+    r.waiting[s] = false;
+  }
+  if (r.stop) throw Stopped{};
+}
+
 void Tracer::run(const std::map<std::string, Tensor>& inputs) {
   Run r;
   std::exception_ptr errors[2];
-  auto hook = [this, &r](int s, const std::string& name, const std::string& producer, const Tensor& t) {
-    auto c = canon_[s].find(name);
-    if (c == canon_[s].end()) return;
-    const std::string& key = c->second;
-    std::unique_lock<std::mutex> lock(r.m);
-    if (r.stop) throw Stopped{};
-    const int64_t order = s == 0 ? r.next_order++ : -1;
-    auto other = r.kept[1 - s].find(key);
-    if (other != r.kept[1 - s].end()) {
-      Run::Kept k = std::move(other->second);
-      r.kept[1 - s].erase(other);
-      r.bytes[1 - s] -= k.t.byte_size();
-      // The other model stops waiting now, so this one may wait for it next.
-      if (r.bytes[1 - s] <= options_.budget_bytes) r.waiting[1 - s] = false;
-      r.cv.notify_all();
-      lock.unlock();
-      if (s == 0) record(key, t, k.t, producer, k.producer, order);
-      else record(key, k.t, t, k.producer, producer, k.order);
-      return;
-    }
-    r.kept[s][key] = Run::Kept{t, producer, order};
-    r.bytes[s] += t.byte_size();
-    peak_ = std::max(peak_, r.bytes[0] + r.bytes[1]);
-    // Wait for the other model only while it can catch up: it runs and does not wait itself.
-    while (!r.stop && r.bytes[s] > options_.budget_bytes && r.running[1 - s] && !r.waiting[1 - s]) {
-      r.waiting[s] = true;
-      r.cv.wait(lock);
-      r.waiting[s] = false;
-    }
-    if (r.stop) throw Stopped{};
-  };
   auto body = [&](int s) {
     try {
       EvalOptions o;
-      o.on_value = [&hook, s](const std::string& n, const std::string& p, const Tensor& t) { hook(s, n, p, t); };
+      o.on_value = [this, &r, s](const std::string& n, const std::string& p, const Tensor& t) { arrive(r, s, n, p, t); };
       evaluate(s == 0 ? a_ : b_, inputs, o);
     } catch (const Stopped&) {
     } catch (...) {

@@ -94,6 +94,7 @@ class Tracer {
 
  private:
   struct Run;
+  void arrive(Run& r, int side, const std::string& name, const std::string& producer, const Tensor& t);
   void record(const std::string& key, const Tensor& a, const Tensor& b, const std::string& producer_a,
               const std::string& producer_b, int64_t order);
 
