@@ -1,6 +1,7 @@
 // LayerNormalization and RMSNormalization rows (see layer_norm.h). At the
 // Avx512 level, rows of float, f16 and bf16 data run layer_norm_avx512.cpp's
-// loops (the same bits, several times faster on rows in cache). Otherwise the
+// loops (the same bits, several times faster on rows in cache; bfloat16
+// outputs with AVX512-BF16 where the CPU has it, layer_norm_avx512_bf16.cpp). Otherwise the
 // element loop is plain float64 code compiled once per SIMD level (the
 // compiler vectorizes it for float and double data); rows with f16 or
 // bf16 data take explicit AVX2 loops at the Avx2 and Avx512 levels (F16C
@@ -238,10 +239,17 @@ template <class X, class Y>
 void norm_rows(const X* x, Y* y, size_t rows, size_t len, const RowNormParams& p, double* mean,
                double* inv_std) noexcept {
   const Isa isa = active_isa();
+  const bool bf16_insn = avx512_bf16_active();
   detail::for_row_ranges(rows, rows * len, false, [&](size_t r0, size_t r1) {
     switch (isa) {
       case Isa::Avx512:
 #if BNORM_SIMD_LEVELS
+        if constexpr (!std::is_same_v<X, double> && std::is_same_v<Y, bf16>) {
+          if (bf16_insn) {
+            detail::norm_rows_avx512_bf16(x, y, r0, r1, len, p, mean, inv_std);
+            break;
+          }
+        }
         if constexpr (!std::is_same_v<X, double>) {
           detail::norm_rows_avx512(x, y, r0, r1, len, p, mean, inv_std);
           break;

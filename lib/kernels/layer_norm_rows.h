@@ -17,4 +17,10 @@ template <class X, class Y>
 void norm_rows_avx512(const X* x, Y* y, size_t r0, size_t r1, size_t len, const RowNormParams& p,
                       double* mean, double* inv_std) noexcept;
 
+// The same for bfloat16 outputs, with AVX512-BF16 (layer_norm_avx512_bf16.cpp;
+// only where avx512_bf16_active()). X in {float, f16, bf16}.
+template <class X>
+void norm_rows_avx512_bf16(const X* x, bf16* y, size_t r0, size_t r1, size_t len,
+                           const RowNormParams& p, double* mean, double* inv_std) noexcept;
+
 }  // namespace bnorm::kernels::detail

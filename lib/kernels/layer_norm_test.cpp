@@ -244,6 +244,46 @@ TEST_CASE("Rows of length 0 write nothing and report NaN statistics", "[kernels]
   for (double m : mean) CHECK(std::isnan(m));
 }
 
+// Outputs around and below float's smallest normal, where the Avx512 loops
+// test exactness with integers and where VCVTNEPS2BF16 would flush: each
+// output is the float64 formula, from the reported statistics, rounded by
+// half.h, at every level and with AVX512-BF16 on and off.
+template <class Y>
+void check_tiny_outputs(Y (*round)(double)) {
+  testing::Random rng;
+  testing::SettingsGuard guard;
+  for (size_t len : {size_t{100}, size_t{3000}}) {
+    Rows<float> c(3, len, rng, true);
+    for (size_t i = 0; i < c.scale.size(); ++i) {
+      c.scale[i] = std::ldexp(rng.uniform(1, 2), static_cast<int>(rng.uniform(-155, -118))) * (i % 2 ? -1 : 1);
+      c.bias[i] = i % 3 ? 0.0 : std::ldexp(rng.uniform(-2, 2), static_cast<int>(rng.uniform(-150, -124)));
+    }
+    for (Isa isa : testing::available_isas()) {
+      for (bool bf16_insn : {false, true}) {
+        set_active_isa(isa);
+        set_avx512_bf16(bf16_insn);
+        std::vector<double> mean(3), inv(3);
+        const std::vector<Y> y = c.run<Y>(false, &mean, &inv);
+        size_t bad = 0;
+        for (size_t r = 0; r < 3; ++r) {
+          for (size_t i = 0; i < len; ++i) {
+            const size_t at = r * len + i;
+            const double want = (static_cast<double>(c.x[at]) - mean[r]) * inv[r] * c.scale[at] + c.bias[at];
+            bad += Type<Y>::bits(y[at]) != Type<Y>::bits(round(want));
+          }
+        }
+        INFO(Type<Y>::name << " at " << isa_name(isa) << ", AVX512-BF16 " << bf16_insn << ", len " << len);
+        CHECK(bad == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("Outputs below float's normal range round once at every level", "[kernels][normfamily]") {
+  check_tiny_outputs<bf16>(f64_to_bf16);
+  check_tiny_outputs<f16>(f64_to_f16);
+}
+
 // The kernels' f16/bf16 rounding (via float rounded to odd) against
 // half.h's direct rounding from double, on random doubles and on the
 // hard cases: ties of the target, a float ulp either side of a tie,
