@@ -24,6 +24,7 @@
 
 #include "eval/attrs.h"
 #include "eval/numeric.h"
+#include "eval/op_helpers.h"
 #include "eval/op.h"
 #include "eval/ops.h"
 
@@ -36,17 +37,6 @@ constexpr double kPi = 3.14159265358979323846;
 
 void require_float(const Tensor& t, const char* what) {
   if (!is_floating(t.dtype)) fail(ErrorKind::input, "input '{}' must be floating, not {}", what, dtype_name(t.dtype));
-}
-
-int64_t scalar_int(const Tensor& t, const char* what) {
-  if (t.numel() != 1) fail(ErrorKind::input, "input '{}' must be a scalar, not {}", what, shape_str(t.dims));
-  return read_ints(t, what)[0];
-}
-
-bool flag(const onnx::NodeProto& node, const char* name, int64_t fallback) {
-  const int64_t v = attr_int(node, name, fallback);
-  if (v != 0 && v != 1) fail(ErrorKind::input, "attribute '{}' is {}, not 0 or 1", name, v);
-  return v == 1;
 }
 
 // e^{-2 pi i m / n} for m in [0, n).
@@ -154,18 +144,18 @@ DftArgs dft_args(const OpContext& ctx, const Tensor& x) {
   a.axis = attr_int(*ctx.node, "axis", 1);
   if (ctx.version >= 20) {
     const Tensor* t = ctx.input(2);
-    a.axis = t ? scalar_int(*t, "axis") : -2;
+    a.axis = t ? single_int(*t, "axis") : -2;
   }
   if (a.axis < -r || a.axis > r - 2 || a.axis == -1) fail(ErrorKind::input, "axis {} is not a signal axis of rank {}", a.axis, r);
   if (a.axis < 0) a.axis += r;
-  a.inverse = flag(*ctx.node, "inverse", 0);
-  a.onesided = flag(*ctx.node, "onesided", 0);
+  a.inverse = attr_flag(*ctx.node, "inverse", 0);
+  a.onesided = attr_flag(*ctx.node, "onesided", 0);
   const bool complex_in = x.dims.back() == 2;
   if (a.onesided && !a.inverse && complex_in) fail(ErrorKind::input, "a onesided forward DFT takes a real input only");
   if (a.onesided && a.inverse && !complex_in) fail(ErrorKind::input, "a onesided inverse DFT takes a complex input only");
   const int64_t dim = x.dims[a.axis];
   const Tensor* len = ctx.input(1);
-  a.n = len ? scalar_int(*len, "dft_length") : (a.onesided && a.inverse ? 2 * (dim - 1) : dim);
+  a.n = len ? single_int(*len, "dft_length") : (a.onesided && a.inverse ? 2 * (dim - 1) : dim);
   if (a.n < 1) fail(ErrorKind::input, "dft_length {} is not positive", a.n);
   return a;
 }
@@ -223,7 +213,7 @@ Tensors op_stft(const OpContext& ctx) {
     fail(ErrorKind::input, "signal must be [batch][length][1 or 2], not {}", shape_str(x.dims));
   }
   const int64_t batch = x.dims[0], length = x.dims[1], c = x.dims[2];
-  const int64_t step = scalar_int(ctx.required(1, "frame_step"), "frame_step");
+  const int64_t step = single_int(ctx.required(1, "frame_step"), "frame_step");
   if (step < 1) fail(ErrorKind::input, "frame_step {} is not positive", step);
   const Tensor* window = ctx.input(2);
   const Tensor* frame_len = ctx.input(3);
@@ -233,10 +223,10 @@ Tensors op_stft(const OpContext& ctx) {
   }
   // Without frame_length nor window, one frame of the whole signal (ONNX's
   // reference implementation).
-  int64_t n = frame_len ? scalar_int(*frame_len, "frame_length") : window ? window->dims[0] : length;
+  int64_t n = frame_len ? single_int(*frame_len, "frame_length") : window ? window->dims[0] : length;
   if (window && window->dims[0] != n) fail(ErrorKind::input, "window of {} for frame_length {}", window->dims[0], n);
   if (n < 1 || n > length) fail(ErrorKind::input, "frame_length {} for a signal of {}", n, length);
-  const bool onesided = flag(*ctx.node, "onesided", 1);
+  const bool onesided = attr_flag(*ctx.node, "onesided", 1);
   if (onesided && c == 2) fail(ErrorKind::input, "onesided output is not possible for a complex signal");
   const int64_t frames = 1 + (length - n) / step, bins = onesided ? n / 2 + 1 : n;
   const std::vector<int64_t> dims{batch, frames, bins, 2};

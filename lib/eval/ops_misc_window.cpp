@@ -19,6 +19,7 @@
 
 #include "eval/attrs.h"
 #include "eval/numeric.h"
+#include "eval/op_helpers.h"
 #include "eval/op.h"
 #include "eval/ops.h"
 
@@ -28,21 +29,10 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-int64_t scalar_int(const Tensor& t, const char* what) {
-  if (t.numel() != 1) fail(ErrorKind::input, "input '{}' must be a scalar, not {}", what, shape_str(t.dims));
-  return read_ints(t, what)[0];
-}
-
 double scalar_float(const Tensor& t, const char* what) {
   if (!is_floating(t.dtype)) fail(ErrorKind::input, "input '{}' must be floating, not {}", what, dtype_name(t.dtype));
   if (t.numel() != 1) fail(ErrorKind::input, "input '{}' must be a scalar, not {}", what, shape_str(t.dims));
   return t.to_f64()[0];
-}
-
-bool flag(const onnx::NodeProto& node, const char* name, int64_t fallback) {
-  const int64_t v = attr_int(node, name, fallback);
-  if (v != 0 && v != 1) fail(ErrorKind::input, "attribute '{}' is {}, not 0 or 1", name, v);
-  return v == 1;
 }
 
 DType output_datatype(const onnx::NodeProto& node) {
@@ -67,9 +57,9 @@ Tensor numeric_tensor(DType t, std::vector<int64_t> dims, std::vector<double> v)
 }
 
 Tensors window(const OpContext& ctx, double a0, double a1, double a2) {
-  const int64_t size = scalar_int(ctx.required(0, "size"), "size");
+  const int64_t size = single_int(ctx.required(0, "size"), "size");
   if (size < 0) fail(ErrorKind::input, "size {} is negative", size);
-  const bool periodic = flag(*ctx.node, "periodic", 1);
+  const bool periodic = attr_flag(*ctx.node, "periodic", 1);
   const DType t = output_datatype(*ctx.node);
   // A symmetric window of size 1 divides 0 by 0 in the function body: NaN.
   const double m = static_cast<double>(periodic ? size : size - 1);
@@ -88,9 +78,9 @@ Tensors op_blackman(const OpContext& ctx) { return window(ctx, 0.42, 0.5, 0.08);
 double hz_to_mel(double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); }
 
 Tensors op_mel_weight_matrix(const OpContext& ctx) {
-  const int64_t mels = scalar_int(ctx.required(0, "num_mel_bins"), "num_mel_bins");
-  const int64_t dft_length = scalar_int(ctx.required(1, "dft_length"), "dft_length");
-  const int64_t rate = scalar_int(ctx.required(2, "sample_rate"), "sample_rate");
+  const int64_t mels = single_int(ctx.required(0, "num_mel_bins"), "num_mel_bins");
+  const int64_t dft_length = single_int(ctx.required(1, "dft_length"), "dft_length");
+  const int64_t rate = single_int(ctx.required(2, "sample_rate"), "sample_rate");
   const double lower = scalar_float(ctx.required(3, "lower_edge_hertz"), "lower_edge_hertz");
   const double upper = scalar_float(ctx.required(4, "upper_edge_hertz"), "upper_edge_hertz");
   if (mels < 1 || dft_length < 1 || rate < 1) {
