@@ -28,6 +28,7 @@
 
 #include "eval/attrs.h"
 #include "eval/numeric.h"
+#include "eval/op_helpers.h"
 #include "eval/op.h"
 #include "eval/ops_broadcast.h"
 
@@ -35,12 +36,10 @@ namespace bnorm::eval {
 
 namespace {
 
-bool is_numeric(DType t) { return t != DType::boolean && t != DType::undefined && dtype_size(t) != 0; }
-
 // Integer values of a numeric tensor: floating ones truncated toward zero
 // (NaN as 0), uint64 beyond int64 saturated.
 std::vector<int64_t> as_int64(const Tensor& t, const char* what) {
-  if (!is_numeric(t.dtype)) fail(ErrorKind::input, "input '{}' of type {} is not numeric", what, dtype_name(t.dtype));
+  if (!is_numeric_type(t.dtype)) fail(ErrorKind::input, "input '{}' of type {} is not numeric", what, dtype_name(t.dtype));
   std::vector<int64_t> out(static_cast<size_t>(t.numel()));
   if (is_floating(t.dtype)) {
     const std::vector<double> v = load_values<double>(t);
@@ -193,7 +192,7 @@ Tensors op_eye_like(const OpContext& ctx) {
   if (x.dims.size() != 2) fail(ErrorKind::input, "input must have rank 2, not {}", x.dims.size());
   const auto t = static_cast<DType>(attr_int(*ctx.node, "dtype", static_cast<int64_t>(x.dtype)));
   for (DType d : {x.dtype, t}) {
-    const bool ok = d == DType::boolean || (is_numeric(d) && (d != DType::bfloat16 || ctx.version >= 22));
+    const bool ok = d == DType::boolean || (is_numeric_type(d) && (d != DType::bfloat16 || ctx.version >= 22));
     if (!ok) fail(ErrorKind::input, "EyeLike-{} does not take or make type {}", ctx.version, static_cast<int>(d));
   }
   const int64_t k = attr_int(*ctx.node, "k", 0), rows = x.dims[0], cols = x.dims[1];

@@ -33,6 +33,7 @@
 
 #include "eval/attrs.h"
 #include "eval/numeric.h"
+#include "eval/op_helpers.h"
 #include "eval/op.h"
 #include "eval/ops_broadcast.h"
 
@@ -69,8 +70,6 @@ bool key_less(K a, K b) {
   return a < b;
 }
 
-bool is_numeric(DType t) { return t != DType::boolean && t != DType::undefined && dtype_size(t) != 0; }
-
 void reject_from(const OpContext& ctx, const char* attr, int since, int64_t fallback) {
   if (ctx.version < since && attr_int(*ctx.node, attr, fallback) != fallback) {
     fail(ErrorKind::input, "'{}' is an attribute from version {}, not of version {}", attr, since, ctx.version);
@@ -89,7 +88,7 @@ int64_t read_k(const OpContext& ctx) {
 
 Tensors op_top_k(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "X");
-  const bool typed = ctx.version >= 11 ? is_numeric(x.dtype) && x.dtype != DType::bfloat16
+  const bool typed = ctx.version >= 11 ? is_numeric_type(x.dtype) && x.dtype != DType::bfloat16
                                        : x.dtype == DType::float16 || x.dtype == DType::float32 || x.dtype == DType::float64;
   if (!typed) fail(ErrorKind::input, "TopK-{} does not take {} input", ctx.version, dtype_name(x.dtype));
   reject_from(ctx, "largest", 11, 1);
@@ -129,7 +128,7 @@ Tensors op_top_k(const OpContext& ctx) {
 
 Tensors arg_extreme(const OpContext& ctx, bool max) {
   const Tensor& x = ctx.required(0, "data");
-  if (!is_numeric(x.dtype) || (x.dtype == DType::bfloat16 && ctx.version < 13)) {
+  if (!is_numeric_type(x.dtype) || (x.dtype == DType::bfloat16 && ctx.version < 13)) {
     fail(ErrorKind::input, "version {} does not take {} input", ctx.version, dtype_name(x.dtype));
   }
   reject_from(ctx, "select_last_index", 12, 0);
