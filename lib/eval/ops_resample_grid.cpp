@@ -27,6 +27,7 @@
 
 #include "eval/attrs.h"
 #include "eval/numeric.h"
+#include "eval/op_helpers.h"
 #include "eval/ops_broadcast.h"
 #include "eval/ops_resample.h"
 
@@ -74,13 +75,6 @@ double reflect(double x, double lo, double hi) {
   return below == even ? lo + rest : hi - rest;
 }
 
-double keys(double d, double a) {
-  d = std::fabs(d);
-  if (d <= 1) return ((a + 2) * d - (a + 3)) * d * d + 1;
-  if (d < 2) return (((d - 5) * d + 8) * d - 4) * a;
-  return 0;
-}
-
 struct Taps {
   int64_t index[4];  // -1: a zero tap
   double weight[4];
@@ -119,7 +113,7 @@ Taps axis_taps(const GridSpec& g, double v, int64_t d) {
   }
   for (int k = 0; k < 4; ++k) {
     t.index[k] = fetch(x0 - 1 + k);
-    t.weight[k] = keys(r - (k - 1), -0.75);
+    t.weight[k] = cubic_keys(r - (k - 1), -0.75);
   }
   t.count = 4;
   return t;

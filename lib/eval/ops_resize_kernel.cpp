@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "eval/numeric.h"
+#include "eval/op_helpers.h"
 #include "eval/ops_broadcast.h"
 #include "eval/ops_resize.h"
 
@@ -54,13 +55,6 @@ double source_coordinate(const Spec& s, int64_t i, int64_t in, const AxisTarget&
   fail(ErrorKind::input, "unknown coordinate_transformation_mode '{}'", m);
 }
 
-// Keys' cubic convolution kernel at distance d >= 0.
-double keys(double d, double a) {
-  if (d <= 1) return ((a + 2) * d - (a + 3)) * d * d + 1;
-  if (d < 2) return (((d - 5) * d + 8) * d - 4) * a;
-  return 0;
-}
-
 // The weights of taps f + start, f + start + 1, ...; returns start.
 int64_t tap_weights(const Spec& s, double r, double scale, std::vector<double>& w) {
   w.clear();
@@ -78,7 +72,7 @@ int64_t tap_weights(const Spec& s, double r, double scale, std::vector<double>& 
   const bool linear = s.mode == Interp::linear;
   if (!s.antialias) {
     if (linear) w = {1 - r, r};
-    else w = {keys(1 + r, s.cubic_a), keys(r, s.cubic_a), keys(1 - r, s.cubic_a), keys(2 - r, s.cubic_a)};
+    else w = {cubic_keys(1 + r, s.cubic_a), cubic_keys(r, s.cubic_a), cubic_keys(1 - r, s.cubic_a), cubic_keys(2 - r, s.cubic_a)};
     return linear ? 0 : -1;
   }
   const double sc = std::min(scale, 1.0);
@@ -86,7 +80,7 @@ int64_t tap_weights(const Spec& s, double r, double scale, std::vector<double>& 
   double sum = 0;
   for (int64_t k = start; k <= 1 - start; ++k) {
     const double d = std::fabs((static_cast<double>(k) - r) * sc);
-    w.push_back(linear ? std::max(0.0, 1 - d) : keys(d, s.cubic_a));
+    w.push_back(linear ? std::max(0.0, 1 - d) : cubic_keys(d, s.cubic_a));
     sum += w.back();
   }
   for (double& v : w) v /= sum;
