@@ -228,3 +228,55 @@ TEST_CASE("attributes added with defaults up to 17 go down at their default; ops
   add_output(crd.g(), "y", DType::float32, {1, 1, 2, 2});
   CHECK(upgrade_error_of(crd.m, 10).find("DepthToSpace") != std::string::npos);
 }
+
+TEST_CASE("Resize 13 -> 11/10 and to Upsample 9/7 where the result is the same; other modes refused by name", "[upgrade][low]") {
+  for (const std::string mode : {"nearest", "linear"}) {
+    INFO(mode);
+    Net n(13);
+    n.input("x", DType::float32, {1, 1, 2, 3});
+    n.init("scales", DType::float32, {4}, {1, 1, 2, 2});
+    auto& r = n.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    for (const auto& [name, value] : {std::pair<const char*, std::string>{"mode", mode},
+                                      {"coordinate_transformation_mode", "asymmetric"}, {"nearest_mode", "floor"}}) {
+      auto* a = r.add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(value);
+    }
+    add_output(n.g(), "y", DType::float32, {1, 1, 4, 6});
+    const Model at11 = through(n.m, {12, 11});
+    CHECK(first_node(at11, "Resize").input_size() == 3);
+    const Model down = through(at11, {10, 9, 7});
+    CHECK(count_op(down, "Upsample") == 1);
+    CHECK(attr_of(first_node(down, "Upsample"), "scales")->floats_size() == 4);
+    through(down, {9, 10, 11, 13});
+  }
+  Net half(13);
+  half.input("x", DType::float32, {1, 1, 2, 3});
+  half.init("scales", DType::float32, {4}, {1, 1, 2, 2});
+  half.node("Resize", {"x", "", "scales"}, {"y"}, "half_pixel_resize");
+  add_output(half.g(), "y", DType::float32, {1, 1, 4, 6});
+  const std::string e = upgrade_error_of(half.m, 10);
+  CHECK(e.find("'half_pixel_resize'") != std::string::npos);
+  CHECK(e.find("coordinate_transformation_mode 'half_pixel'") != std::string::npos);
+}
+
+TEST_CASE("Upsample and Resize-10 going up to 11+ keep their numbers: asymmetric coordinates, not ONNX's half_pixel", "[upgrade][low]") {
+  for (const std::string mode : {"nearest", "linear"}) {
+    for (const bool upsample : {true, false}) {
+      INFO(mode << (upsample ? " Upsample-9" : " Resize-10"));
+      Net n(upsample ? 9 : 10);
+      n.input("x", DType::float32, {1, 1, 3, 3});
+      n.init("scales", DType::float32, {4}, {1, 1, 2, 3});
+      auto& r = n.node(upsample ? "Upsample" : "Resize", {"x", "scales"}, {"y"}, "up");
+      auto* a = r.add_attribute();
+      a->set_name("mode");
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(mode);
+      add_output(n.g(), "y", DType::float32, {1, 1, 6, 9});
+      const Model up = through(n.m, {11, 13, 18});
+      CHECK(attr_of(first_node(up, "Resize"), "coordinate_transformation_mode")->s() == "asymmetric");
+      if (upsample) through(n.m, {10});
+    }
+  }
+}

@@ -91,6 +91,8 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (n.op_type() == "TopK") return crosses(10) || crosses(11);
   if (n.op_type() == "Squeeze" || n.op_type() == "Unsqueeze") return crosses(11) || crosses(13);
   if (n.op_type() == "Constant") return to < 9 && from >= 9 && steps::constant_needs_initializer(n);
+  if (n.op_type() == "Resize") return to < from ? crosses(10) || crosses(11) || crosses(13) : crosses(11);
+  if (n.op_type() == "Upsample") return from >= 7 && to >= 10;
   return false;
 }
 
@@ -224,7 +226,8 @@ void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to) {
       } else if (!onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(known), "")) {
         why = fmt::format("op '{}' is not an op of the default ONNX domain known to ONNX (opsets up to {})",
                           n.op_type(), known);
-      } else if (to < from && !onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(to), "")) {
+      } else if (to < from && !onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(to), "") &&
+                 !(n.op_type() == "Resize" && to >= 7)) {  // steps/resize_10.cpp: Upsample
         why = fmt::format("op '{}' does not exist at opset {}: ONNX introduced it at opset {}", n.op_type(), to,
                           first_opset(n.op_type()));
         hint = fmt::format("convert to opset {} or later, or replace the op first", first_opset(n.op_type()));

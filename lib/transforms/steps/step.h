@@ -137,6 +137,10 @@ void clip_convert(NormSite& s);
 void slice_convert(NormSite& s);
 void topk_convert(NormSite& s);
 void squeeze_convert(NormSite& s);  // Squeeze and Unsqueeze
+// Resize 11+ -> 10 / Upsample 9 / 7 (steps/resize_10.cpp), going down only.
+void resize_convert(NormSite& s);
+// Upsample 7/9 or Resize 10 -> Resize 10+, going up (steps/resize_10.cpp).
+void resize_up(NormSite& s);
 // Constant below 9 with a value Constant-1 lacks (steps/constant_9.cpp).
 std::optional<onnx::TensorProto> constant_value(const onnx::NodeProto& n);
 bool constant_needs_initializer(const onnx::NodeProto& n);
