@@ -1,7 +1,8 @@
 // Conv and ConvTranspose on hostile attributes (found by fuzz_fold,
 // tests/fuzz_regressions/fold/, whose verify step runs the pair in float64),
-// and Conv against the spec's float64 sum on every path of ops_conv.cpp:
-// im2col in stretches of columns, 1x1, depthwise (kernels::conv_plane), 1-D to 3-D.
+// Conv against the spec's float64 sum on every path of ops_conv.cpp (im2col
+// in stretches of columns, 1x1, depthwise by kernels::conv_plane, 1-D to
+// 3-D, one thread or several), and MatMul's single product for a shared B.
 #include <catch2/catch.hpp>
 #include <omp.h>
 
@@ -216,5 +217,39 @@ TEST_CASE("Conv gives the same bits on one thread and on several", "[eval][conv]
     omp_set_num_threads(before);
     REQUIRE(one.dims == three.dims);
     REQUIRE(one.bytes == three.bytes);
+  }
+}
+
+TEST_CASE("MatMul with one B for every batch is one product of all of A's rows, each summed as alone",
+          "[eval][conv]") {
+  // A [2, 3, 4, 5] (or [5]) x B [5, 6] (or [1, 5, 6]); every element against the float64 sum.
+  struct Shapes {
+    std::vector<int64_t> a, b, y;
+  };
+  for (const Shapes& sh : {Shapes{{2, 3, 4, 5}, {5, 6}, {2, 3, 4, 6}}, Shapes{{2, 3, 4, 5}, {1, 5, 6}, {2, 3, 4, 6}},
+                           Shapes{{5}, {5, 6}, {6}}, Shapes{{3, 1, 5}, {1, 1, 5, 6}, {1, 3, 1, 6}}}) {
+    int64_t na = 1, nb = 1;
+    for (int64_t v : sh.a) na *= v;
+    for (int64_t v : sh.b) nb *= v;
+    const auto av = random_values(static_cast<size_t>(na), 4), bv = random_values(static_cast<size_t>(nb), 5);
+    GraphBuilder g(13);
+    g.input("A", DType::float32, sh.a);
+    g.initializer("B", Tensor::from_f64(DType::float32, sh.b, bv));
+    g.node("MatMul", {"A", "B"}, {"Y"}, "matmul");
+    g.output("Y");
+    const Tensor y = bnorm::evaluate(g.model(), {{"A", Tensor::from_f64(DType::float32, sh.a, av)}}).at("Y");
+    REQUIRE(y.dims == sh.y);
+    const auto got = y.to_f64();
+    const size_t rows = static_cast<size_t>(na / 5);
+    REQUIRE(got.size() == rows * 6);
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t j = 0; j < 6; ++j) {
+        double ref = 0, mag = 0;
+        for (size_t p = 0; p < 5; ++p) {
+          ref += av[r * 5 + p] * bv[p * 6 + j];
+          mag += std::fabs(av[r * 5 + p] * bv[p * 6 + j]);
+        }
+        REQUIRE(std::fabs(got[r * 6 + j] - ref) <= 6 * 0x1p-24 * mag);
+      }
   }
 }

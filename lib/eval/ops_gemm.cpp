@@ -92,7 +92,14 @@ Tensors op_matmul(const OpContext& ctx) {
     using T = decltype(tag);
     const std::vector<T> va = load_values<T>(a), vb = load_values<T>(b);
     std::vector<T> y(static_cast<size_t>(batches * m * n));
-    std::vector<int64_t> idx(batch.size(), 0);
+    if (bb.empty() || product(bb) == 1) {
+      // One B for every batch, and A's batches back to back (A is never
+      // broadcast when B has no batch dims): a single product of
+      // batches * m rows, each summed as alone.
+      gemm<T>(va.data(), k, vb.data(), n, y.data(), n, batches * m, n, k, false);
+      out[0] = make_tensor(a.dtype, out_dims, y);
+      return 0;
+    }
     for (int64_t bi = 0; bi < batches; ++bi) {
       int64_t oa = 0, ob = 0, rem = bi;
       for (size_t d = batch.size(); d-- > 0;) {
