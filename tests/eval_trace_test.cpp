@@ -204,6 +204,10 @@ TEST_CASE("--trace and --inputs without --compare are usage errors", "[cli][trac
   TempDir tmp;
   save(network(false), tmp / "orig.onnx");
   CHECK(run_cli({"eval", (tmp / "orig.onnx").string(), "--trace", "--random", "1"}).exit_code == 2);
+  CHECK(run_cli({"eval", (tmp / "orig.onnx").string(), "--report", (tmp / "r.html").string(), "--random", "1"})
+            .exit_code == 2);
+  CHECK(run_cli({"eval", testdata("").string(), "--trace"}).exit_code == 2);
+  CHECK_FALSE(fs::exists(tmp / "r.html"));
   CHECK(run_cli({"eval", (tmp / "orig.onnx").string(), "--compare", (tmp / "orig.onnx").string(), "--inputs",
                  (tmp / "nowhere").string()})
             .exit_code == 2);

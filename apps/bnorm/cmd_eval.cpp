@@ -264,6 +264,9 @@ Runner add_eval(CLI::App& app) {
     if (opt->compare.empty() && (opt->trace || !opt->inputs_dir.empty())) {
       throw Error(ErrorKind::usage, "--trace and --inputs apply to --compare B.onnx");
     }
+    if (opt->compare.empty() && (!opt->junit.empty() || !opt->report.empty())) {
+      throw Error(ErrorKind::usage, "--junit and --report apply to test folders and to --compare B.onnx");
+    }
     try {
       return opt->compare.empty() ? run_model(*opt) : run_compare(*opt);
     } catch (Error& e) {
