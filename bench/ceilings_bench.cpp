@@ -252,7 +252,10 @@ void BM_ceiling_in_compute(benchmark::State& state) {
 // X + write Y). f16 / bf16: F16C or integer decoding, and the kernels'
 // rounding through a float rounded to odd (truncated, last bit set when inexact). The ratio of a row to memcpy
 // bounds what the kernel can reach on the machine, whatever memory does.
-#define BNORM_LN_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,f16c"), always_inline)) inline
+// bf16 as the kernel rounds it with AVX512-BF16 (layer_norm_avx512_bf16.cpp):
+// the integer test of exactness, a check for float subnormals, VCVTNEPS2BF16.
+#define BNORM_LN_TARGET_NAME "avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,fma,f16c"
+#define BNORM_LN_TARGET __attribute__((target(BNORM_LN_TARGET_NAME), always_inline)) inline
 
 template <class T>
 BNORM_LN_TARGET __m512d ln_load8(const T* x) {
@@ -268,14 +271,14 @@ BNORM_LN_TARGET void ln_store8(T* y, __m512d v) {
     _mm256_storeu_ps(y, _mm512_cvtpd_ps(v));
   } else {
     const __m256 z = _mm512_cvt_roundpd_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    const __mmask8 inexact = std::is_same_v<T, f16>  // the kernel's integer test for float16
-                                 ? _mm512_test_epi64_mask(_mm512_castpd_si512(v), _mm512_set1_epi64(0x1FFFFFFF))
-                                 : _mm512_cmp_pd_mask(_mm512_cvtps_pd(z), v, _CMP_NEQ_UQ);
+    const __mmask8 inexact = _mm512_test_epi64_mask(_mm512_castpd_si512(v), _mm512_set1_epi64(0x1FFFFFFF));
     const __m256i one = _mm256_set1_epi32(1);
     const __m256i b = _mm256_mask_or_epi32(_mm256_castps_si256(z), inexact, _mm256_castps_si256(z), one);
     __m128i h;
     if constexpr (std::is_same_v<T, f16>) {
       h = _mm256_cvtps_ph(_mm256_castsi256_ps(b), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    } else if (__builtin_expect(_mm256_fpclass_ps_mask(_mm256_castsi256_ps(b), 0x20) == 0, 1)) {
+      h = (__m128i)_mm256_cvtneps_pbh(_mm256_castsi256_ps(b));
     } else {
       const __m256i r = _mm256_srli_epi32(
           _mm256_add_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7FFF)), _mm256_and_si256(_mm256_srli_epi32(b, 16), one)), 16);
@@ -287,7 +290,7 @@ BNORM_LN_TARGET void ln_store8(T* y, __m512d v) {
 }
 
 template <class T, bool kRms>
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,f16c"))) double norm_rows_compute(
+__attribute__((target(BNORM_LN_TARGET_NAME))) double norm_rows_compute(
     const T* a, const T* x, T* y, const double* s, const double* b, size_t n, size_t elements) {
   const __m512d k = _mm512_set1_pd(0.5), m = _mm512_set1_pd(0.25), inv = _mm512_set1_pd(1.5);
   __m512d s1[4], s2[4];
@@ -324,6 +327,10 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,f16c"))) double no
 template <class T, bool kRms>
 void ceiling_norm_rows(benchmark::State& state) {
   if (skipped_without_avx512dq(state)) return;
+  if (!__builtin_cpu_supports("avx512bf16")) {
+    state.SkipWithError("needs AVX512-BF16");
+    return;
+  }
   omp_set_num_threads(1);
   constexpr size_t kLen = 768;
   const size_t elements = (state.range(0) == 0 ? 32 * 512 : 128) * kLen;
