@@ -6,7 +6,10 @@
 //   MatMul  numpy matmul: batch dims broadcast, a 1-D first operand is a
 //           row vector and a 1-D second operand a column vector (the added
 //           axis is removed from the result).
-// float/float16/bfloat16 compute in float, double in double.
+// float/float16/bfloat16 compute in float, double in double: each element of
+// A' * B' summed in k order, every product and sum rounded apart
+// (gemm_kernel.h), then Gemm's alpha product and beta * C sum. MatMul with
+// one B for every batch multiplies all of A's rows at once (same sums).
 #include "eval/attrs.h"
 #include "eval/gemm_kernel.h"
 #include "eval/numeric.h"
