@@ -36,7 +36,7 @@ Tensor filled(std::vector<int64_t> dims, uint32_t seed, double offset = 0) {
 }
 
 // x [1, 3, 8, 8] -> kBlocks x (Conv 3x3 [-> BatchNormalization] -> Relu) -> y, opset 9.
-Model network(bool perturb) {
+Model network(bool perturb, int planted = kPlanted) {
   GraphBuilder b(9);
   b.input("x", DType::float32, {1, 3, 8, 8});
   std::string prev = "x";
@@ -44,7 +44,7 @@ Model network(bool perturb) {
   for (int k = 0; k < kBlocks; ++k) {
     const std::string s = std::to_string(k);
     Tensor w = filled({4, cin, 3, 3}, 10 + k);
-    if (perturb && k == kPlanted) w.data<float>()[5] += 0.5f;
+    if (perturb && k == planted) w.data<float>()[5] += 0.5f;
     b.initializer("w" + s, w);
     b.initializer("cb" + s, filled({4}, 20 + k));
     auto& conv = b.node("Conv", {prev, "w" + s, "cb" + s}, {"c" + s}, "conv" + s);
@@ -126,6 +126,14 @@ TEST_CASE("the trace finds the planted node against the original folded", "[cli]
   const auto fold = run_cli({"fold", (tmp / "orig.onnx").string(), "-o", (tmp / "folded.onnx").string()});
   REQUIRE(fold.exit_code == 0);
   check_planted(trace(tmp / "planted.onnx", tmp / "folded.onnx"));
+  // A changed Conv that a BatchNormalization follows: folded, its output
+  // takes the BatchNormalization's name, so the first shared value that
+  // differs is that name, made by the Conv in B and the BatchNormalization in A.
+  save(network(true, 1), tmp / "planted1.onnx");
+  const json j1 = trace(tmp / "planted1.onnx", tmp / "folded.onnx");
+  CHECK(j1["trace"]["first_divergence"]["name"] == "b1");
+  CHECK(j1["trace"]["first_divergence"]["producer_a"] == "bn1");
+  CHECK(j1["trace"]["first_divergence"]["producer_b"] == "conv1");
   // Folded against the original: every shared value agrees.
   const auto same = run_cli({"eval", (tmp / "orig.onnx").string(), "--compare", (tmp / "folded.onnx").string(),
                              "--trace", "--random", "3", "--json"});
