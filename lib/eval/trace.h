@@ -82,7 +82,7 @@ struct TraceResult {
 
 struct TraceOptions {
   std::optional<double> rtol, atol;
-  size_t budget_bytes = size_t{64} << 20;
+  size_t budget_bytes = size_t{16} << 20;
 };
 
 class Tracer {
