@@ -246,3 +246,29 @@ TEST_CASE("GroupNormalization 18 <-> 21: per-group scale and bias repeated per c
   CHECK(upgrade_error_of(per_channel, 18).find("'gn' (GroupNormalization-21): input 'scale' differs within group 0") !=
         std::string::npos);
 }
+
+TEST_CASE("types beyond tensors are checked too: an OptionalGetElement-18 reading a sequence cannot go below 18", "[upgrade][high]") {
+  Model m = net(18);
+  auto* in = g(m).add_input();
+  in->set_name("s");
+  in->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(6);
+  node(m, "OptionalGetElement", {"s"}, {"y"}, "get");
+  auto* out = g(m).add_output();
+  out->set_name("y");
+  out->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(6);
+  const std::string e = upgrade_error_of(m, 17);
+  CHECK(e.find("'get' (OptionalGetElement-18): input 0 's' is seq(tensor(int32)), a type OptionalGetElement-15 does "
+               "not have") != std::string::npos);
+  CHECK(upgrade_error_of(m, 21).empty());
+}
+
+TEST_CASE("a model at IR 9 or 10 going to opset <= 17 is written at IR 8, which ONNX 1.12's checker reads", "[upgrade][high]") {
+  Model m = net(16);
+  m.proto.set_ir_version(10);
+  input(m, "x", DType::float32, {2});
+  node(m, "Relu", {"x"}, {"y"}, "relu");
+  add_output(g(m), "y", DType::float32, {2});
+  CHECK(converted(m, 17).proto.ir_version() == 8);
+  CHECK(converted(m, 13).proto.ir_version() == 8);
+  CHECK(converted(m, 19).proto.ir_version() == 10);
+}

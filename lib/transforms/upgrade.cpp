@@ -342,13 +342,16 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
     convert_low(model, from, onnx_max, options, r);
     convert_high(model.proto, onnx_max, to, r);
   }
-  // IR: what the target needs and the model's element types need; going up
-  // never lower than the input's, going down never lower than the input's
-  // up to what the opset the conversion passes through needs (an IR 8 model
-  // at opset 15 going to 9 stays IR 8, an IR 11 model at 23 going to 19 is IR 9).
+  // IR: what the target needs and the model's element types need; at
+  // targets <= 17 never lower than the input's up to 8 (what opset 17 needs
+  // and ONNX 1.12's checker reads: an IR 8 model at 15 going to 9 stays 8,
+  // an IR 10 model at 16 with an ai.onnx.ml op is written as 8); above 17
+  // never lower than the input's going up, and up to what the target needs
+  // going down (an IR 11 model at 23 going to 19 is IR 9).
   const int64_t ir_in = r.from_ir;
   int64_t ir = std::max(required_ir_version(to), model_types_ir(model.proto));
-  ir = std::max(ir, to >= from ? ir_in : std::min(ir_in, required_ir_version(std::max(to, onnx_max))));
+  if (to <= onnx_max) ir = std::max(ir, std::min(ir_in, required_ir_version(onnx_max)));  // ONNX 1.12 reads IR <= 8
+  else ir = std::max(ir, to >= from ? ir_in : std::min(ir_in, required_ir_version(to)));
   model.proto.set_ir_version(ir);
   r.to_ir = ir;
   return r;

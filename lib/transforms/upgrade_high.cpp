@@ -123,9 +123,10 @@ void cross(NormSite& s, const VersionChange& c, bool up) {
   }
 }
 
-int32_t known_type(const NormSite& s, const std::string& value) {
-  const auto t = s.type_of(value);
-  return t ? static_cast<int32_t>(*t) : 0;
+std::string known_type(const NormSite& s, const std::string& value) {
+  if (auto it = s.new_types.find(value); it != s.new_types.end()) return tensor_type_name(static_cast<int32_t>(it->second));
+  const onnx::TypeProto* t = s.env->index->declared_type(*s.scope, value);
+  return t ? type_text(*t) : "";
 }
 
 // Moves the site's node from opset `from` to `to`, crossing each schema change.
@@ -303,9 +304,9 @@ void check_high_schemas(const onnx::ModelProto& m) {
       }
       const OpSchemaInfo* s = schema_info(n.op_type(), r.version);
       if (!s || s->max_out == 0) continue;  // no schema in the Changelog (a deprecation note only)
-      const std::string p = check_schema(n, *s, [&](const std::string& v) -> int32_t {
+      const std::string p = check_schema(n, *s, [&](const std::string& v) -> std::string {
         const onnx::TypeProto* t = index.declared_type(*scope, v);
-        return t && t->has_tensor_type() ? t->tensor_type().elem_type() : 0;
+        return t ? type_text(*t) : "";
       });
       if (!p.empty()) problems.push_back(fmt::format("{} ({}-{}): {}", label, n.op_type(), r.version, p));
     }

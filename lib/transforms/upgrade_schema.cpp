@@ -110,7 +110,7 @@ bool OpSchemaInfo::has_attr(std::string_view name) const {
 std::vector<std::string> OpSchemaInfo::allowed(bool input, int i) const {
   const SchemaValue* v = slot(input ? inputs : outputs, i);
   if (!v) return {};
-  if (v->type.rfind("tensor(", 0) == 0) return {v->type};
+  if (v->type.find('(') != std::string::npos) return {v->type};  // a fixed type: tensor(int64), seq(...)
   for (const auto& [name, list] : types) {
     if (name == v->type) return list;
   }
@@ -144,17 +144,29 @@ int64_t ir_version_of_type(int32_t elem_type) {
   return 3;
 }
 
+std::string type_text(const onnx::TypeProto& t) {
+  if (t.has_tensor_type()) return tensor_type_name(t.tensor_type().elem_type());
+  if (t.has_sequence_type() && t.sequence_type().has_elem_type()) {
+    const std::string e = type_text(t.sequence_type().elem_type());
+    return e.empty() ? "" : "seq(" + e + ")";
+  }
+  if (t.has_optional_type() && t.optional_type().has_elem_type()) {
+    const std::string e = type_text(t.optional_type().elem_type());
+    return e.empty() ? "" : "optional(" + e + ")";
+  }
+  return "";
+}
+
 std::string type_problem(const onnx::NodeProto& n, const OpSchemaInfo& schema, const TypeOf& type_of) {
   for (int side = 0; side < 2; ++side) {
     const bool input = side == 0;
     const auto& names = input ? n.input() : n.output();
     for (int i = 0; i < names.size(); ++i) {
       if (names.Get(i).empty()) continue;
-      const int32_t t = type_of(names.Get(i));
-      if (t == 0) continue;
+      const std::string name = type_of(names.Get(i));
+      if (name.empty()) continue;
       const auto allowed = schema.allowed(input, i);
       if (allowed.empty()) continue;
-      const std::string name = tensor_type_name(t);
       if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;
       return fmt::format("{} {} '{}' is {}, a type {}-{} does not have", input ? "input" : "output", i, names.Get(i),
                          name, schema.op, schema.version);

@@ -48,8 +48,13 @@ std::string tensor_type_name(int32_t elem_type);
 // integers: 10, float4e2m1: 11; 3 for the rest).
 int64_t ir_version_of_type(int32_t elem_type);
 
-// The element type of a value, when known (0: unknown).
-using TypeOf = std::function<int32_t(const std::string&)>;
+// A value's type as the Changelog writes it: "tensor(float)",
+// "seq(tensor(int64))", "optional(tensor(float))"; "" when unknown (or a
+// tensor of unknown element type).
+std::string type_text(const onnx::TypeProto& t);
+
+// The type of a value, when known, as type_text writes it ("": unknown).
+using TypeOf = std::function<std::string(const std::string&)>;
 
 // Why `n` does not fit `schema` (input/output counts, unknown or missing
 // required attributes, element types where `type_of` knows them), or "".
