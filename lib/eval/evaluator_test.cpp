@@ -328,3 +328,28 @@ TEST_CASE("Clip with min greater than max sets every value to max, at every vers
     CHECK(out.at("Y").to_f64() == std::vector<double>{1, 1, 1, 1});
   }
 }
+
+TEST_CASE("Pad-1 reads paddings, or pads as opset-1 exporters wrote it; without either it names the attribute",
+          "[eval][regression]") {
+  for (const char* name : {"paddings", "pads", ""}) {
+    INFO(name);
+    GraphBuilder b(1);
+    b.input("X", DType::float32, {2});
+    auto& pad = b.node("Pad", {"X"}, {"Y"}, "pad");
+    if (*name) {
+      auto* a = pad.add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::INTS);
+      a->add_ints(1);
+      a->add_ints(0);
+    }
+    b.output("Y");
+    const auto run = [&] { return bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {2}, {3, 4})}}); };
+    if (*name) {
+      CHECK(run().at("Y").to_f64() == std::vector<double>{0, 3, 4});
+    } else {
+      const Error e = error_of(run);
+      CHECK(e.bare_message() == "attribute 'paddings' is missing");
+    }
+  }
+}

@@ -1,7 +1,8 @@
 // Pad, for any element type.
 //
 // Contract: pads are [x1_begin, x2_begin, ..., x1_end, x2_end], from the
-// `paddings` attribute (1), the `pads` attribute (2..10) or input 1 (11+),
+// `paddings` attribute (1; `pads` read there too), the `pads` attribute
+// (2..10) or input 1 (11+),
 // over every axis or (18+) over the axes of optional input 3. A negative
 // pad removes elements. Modes: constant (the `value` attribute before 11,
 // optional scalar input 2 from 11; default 0), edge (repeat the border),
@@ -82,7 +83,13 @@ Tensors op_pad(const OpContext& ctx) {
   if (ctx.version >= 11) {
     pads = read_ints(ctx.required(1, "pads"), "pads");
   } else {
-    pads = attr_ints(*ctx.node, ctx.version < 2 ? "paddings" : "pads").value_or(std::vector<int64_t>{});
+    // Pad-1 names the attribute `paddings`, Pad-2 `pads`, with one layout and
+    // meaning; exporters of the opset-1 era wrote `pads` in Pad-1 nodes too
+    // (Windows ML's style-transfer models), read the same way.
+    auto read = attr_ints(*ctx.node, ctx.version < 2 ? "paddings" : "pads");
+    if (!read && ctx.version < 2) read = attr_ints(*ctx.node, "pads");
+    if (!read) fail(ErrorKind::input, "attribute '{}' is missing", ctx.version < 2 ? "paddings" : "pads");
+    pads = *read;
   }
   std::vector<int64_t> axes;
   if (const Tensor* t = ctx.version >= 18 ? ctx.input(3) : nullptr) {
