@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "cli_inputs.h"
 #include "commands.h"
 #include "eval_cli.h"
 #include "core/error.h"
@@ -26,17 +27,6 @@ using nlohmann::json;
 
 namespace bnorm::cli {
 
-namespace {
-
-std::pair<std::string, std::string> split_assignment(const std::string& s, const char* option) {
-  const auto eq = s.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw Error(ErrorKind::usage, fmt::format("{} expects NAME=VALUE, got '{}'", option, s));
-  }
-  return {s.substr(0, eq), s.substr(eq + 1)};
-}
-
-}  // namespace
 
 json diff_json(const Diff& d) {
   return {{"pass", d.pass}, {"max_abs", d.max_abs}, {"max_rel", d.max_rel}, {"mismatches", d.mismatches},
@@ -132,40 +122,13 @@ int run_dirs(const EvalCliOptions& o) {
 
 }  // namespace
 
+// Through the commands' one reader of --input, --random and --dim (cli_inputs.h).
 std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model& model, bool random) {
-  std::map<std::string, Tensor> given;
-  for (const auto& s : o.inputs) {
-    const auto [name, file] = split_assignment(s, "--input");
-    Tensor t = read_tensor_file(file);
-    t.name = name;
-    given[name] = std::move(t);
-  }
-  if (!random) {
-    if (!o.dims.empty()) throw Error(ErrorKind::usage, "--dim sizes the inputs --random makes: give --random SEED too");
-    std::set<std::string> initializers;
-    for (const auto& t : model.proto.graph().initializer()) initializers.insert(t.name());
-    std::vector<std::string> missing;
-    for (const auto& in : model.proto.graph().input()) {
-      if (!initializers.count(in.name()) && !given.count(in.name())) missing.push_back("'" + in.name() + "'");
-    }
-    if (!missing.empty()) {
-      throw Error(ErrorKind::usage,
-                  fmt::format("no data for input{} {}", missing.size() == 1 ? "" : "s", fmt::join(missing, ", ")),
-                  "give each with --input NAME=FILE (.pb or .npy), or fill them with --random SEED");
-    }
-    return given;
-  }
-  std::map<std::string, int64_t> dims;
-  for (const auto& s : o.dims) {
-    const auto [name, value] = split_assignment(s, "--dim");
-    try {
-      dims[name] = std::stoll(value);
-    } catch (const std::exception&) {
-      throw Error(ErrorKind::usage, fmt::format("--dim {}: '{}' is not an integer", name, value));
-    }
-    if (dims[name] < 0) throw Error(ErrorKind::usage, fmt::format("--dim {}: must not be negative", name));
-  }
-  return random_inputs(model, o.seed.value_or(0), dims, given);
+  InputOptions in;
+  in.inputs = o.inputs;
+  in.dims = o.dims;
+  if (random) in.seed = o.seed.value_or(0);
+  return model_inputs(in, model);
 }
 
 namespace {
