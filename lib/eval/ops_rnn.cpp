@@ -210,17 +210,21 @@ std::vector<int64_t> read_lens(const OpContext& ctx, const Setup& s) {
   return lens;
 }
 
+// v read as [a][b][n] and written as [b][a][n]: every move between
+// layout 1 (batch first) and the [seq or dirs][batch] order computed in.
+std::vector<double> swap_leading(const std::vector<double>& v, int64_t a, int64_t b, int64_t n) {
+  std::vector<double> out(v.size());
+  for (int64_t i = 0; i < a; ++i) {
+    for (int64_t j = 0; j < b; ++j) std::copy_n(v.data() + ((i * b + j) * n), n, out.data() + ((j * a + i) * n));
+  }
+  return out;
+}
+
 // X in [seq][batch][input] order whatever the layout.
 std::vector<double> read_x(const Tensor& x, const Setup& s) {
   std::vector<double> v = x.to_f64();
   if (!s.batch_first) return v;
-  std::vector<double> out(v.size());
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t t = 0; t < s.seq; ++t) {
-      std::copy_n(v.data() + ((b * s.seq + t) * s.input), s.input, out.data() + ((t * s.batch + b) * s.input));
-    }
-  }
-  return out;
+  return swap_leading(v, s.batch, s.seq, s.input);
 }
 
 }  // namespace
@@ -272,13 +276,7 @@ std::vector<double> read_state(const OpContext& ctx, const Setup& s, size_t inde
   check_shape(*t, dims, what);
   std::vector<double> v = t->to_f64();
   if (!s.batch_first) return v;
-  std::vector<double> out(v.size());
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t d = 0; d < s.dirs; ++d) {
-      std::copy_n(v.data() + ((b * s.dirs + d) * s.hidden), s.hidden, out.data() + ((d * s.batch + b) * s.hidden));
-    }
-  }
-  return out;
+  return swap_leading(v, s.batch, s.dirs, s.hidden);
 }
 
 void input_part(const Setup& s, int64_t d, int64_t bi, int64_t t, double* out) {
@@ -310,28 +308,12 @@ std::vector<double> y_buffer(const Setup& s) {
 
 Tensor y_tensor(const Setup& s, const std::vector<double>& y) {
   if (!s.batch_first) return Tensor::from_f64(s.dtype, {s.seq, s.dirs, s.batch, s.hidden}, y);
-  std::vector<double> out(y.size());
-  for (int64_t t = 0; t < s.seq; ++t) {
-    for (int64_t d = 0; d < s.dirs; ++d) {
-      for (int64_t b = 0; b < s.batch; ++b) {
-        std::copy_n(y.data() + (((t * s.dirs + d) * s.batch + b) * s.hidden), s.hidden,
-                    out.data() + (((b * s.seq + t) * s.dirs + d) * s.hidden));
-      }
-    }
-  }
-  return Tensor::from_f64(s.dtype, {s.batch, s.seq, s.dirs, s.hidden}, out);
+  return Tensor::from_f64(s.dtype, {s.batch, s.seq, s.dirs, s.hidden}, swap_leading(y, s.seq * s.dirs, s.batch, s.hidden));
 }
 
 Tensor state_tensor(const Setup& s, const std::vector<double>& state) {
   if (!s.batch_first) return Tensor::from_f64(s.dtype, {s.dirs, s.batch, s.hidden}, state);
-  std::vector<double> out(state.size());
-  for (int64_t d = 0; d < s.dirs; ++d) {
-    for (int64_t b = 0; b < s.batch; ++b) {
-      std::copy_n(state.data() + ((d * s.batch + b) * s.hidden), s.hidden,
-                  out.data() + ((b * s.dirs + d) * s.hidden));
-    }
-  }
-  return Tensor::from_f64(s.dtype, {s.batch, s.dirs, s.hidden}, out);
+  return Tensor::from_f64(s.dtype, {s.batch, s.dirs, s.hidden}, swap_leading(state, s.dirs, s.batch, s.hidden));
 }
 
 Tensors finish(const OpContext& ctx, const Setup& s, const std::vector<double>& y, const std::vector<double>& h,
