@@ -216,6 +216,18 @@ TEST_CASE("Loop carries sequences from version 13 only", "[eval][control]") {
 
 namespace {
 
+// Scan `n`'s body: s_out = s_in + x, y = s_out; the node's outputs s and ys
+// are the graph's.
+void sum_body(GraphBuilder& b, onnx::NodeProto& n) {
+  auto& g = graph_attr(n);
+  names(g.mutable_input(), {"s_in", "x"});
+  add(g, "Add", {"s_in", "x"}, {"s_out"});
+  add(g, "Identity", {"s_out"}, {"y"});
+  names(g.mutable_output(), {"s_out", "y"});
+  b.output("s");
+  b.output("ys");
+}
+
 // Scan of X [2, 3] along `axis`: s += x_t, scanning s.
 GraphBuilder sum_scan(int opset, int64_t in_axis, int64_t in_dir, int64_t out_axis, int64_t out_dir) {
   GraphBuilder b(opset);
@@ -225,13 +237,7 @@ GraphBuilder sum_scan(int opset, int64_t in_axis, int64_t in_dir, int64_t out_ax
   set_ints(n, "scan_input_directions", {in_dir});
   set_ints(n, "scan_output_axes", {out_axis});
   set_ints(n, "scan_output_directions", {out_dir});
-  auto& g = graph_attr(n);
-  names(g.mutable_input(), {"s_in", "x"});
-  add(g, "Add", {"s_in", "x"}, {"s_out"});
-  add(g, "Identity", {"s_out"}, {"y"});
-  names(g.mutable_output(), {"s_out", "y"});
-  b.output("s");
-  b.output("ys");
+  sum_body(b, n);
   return b;
 }
 
@@ -261,13 +267,7 @@ TEST_CASE("Scan-8 runs each batch for its sequence length and pads scan outputs 
     auto& n = b.node("Scan", {"lens", "s0", "X"}, {"s", "ys"}, "scan");
     set_attr(n, "num_scan_inputs", int64_t{1});
     set_ints(n, "directions", {dir});
-    auto& g = graph_attr(n);
-    names(g.mutable_input(), {"s_in", "x"});
-    add(g, "Add", {"s_in", "x"}, {"s_out"});
-    add(g, "Identity", {"s_out"}, {"y"});
-    names(g.mutable_output(), {"s_out", "y"});
-    b.output("s");
-    b.output("ys");
+    sum_body(b, n);
     return b;
   };
   const Tensor x = f32({2, 3, 1}, {1, 2, 3, 10, 20, 30});
