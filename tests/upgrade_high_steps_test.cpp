@@ -272,3 +272,33 @@ TEST_CASE("a model at IR 9 or 10 going to opset <= 17 is written at IR 8, which 
   CHECK(converted(m, 13).proto.ir_version() == 8);
   CHECK(converted(m, 19).proto.ir_version() == 10);
 }
+
+TEST_CASE("Resize-18 axes going down: constant scales and sizes are expanded to every axis; antialias is refused", "[upgrade][high]") {
+  for (const bool sizes : {false, true}) {
+    INFO((sizes ? "sizes" : "scales"));
+    Model m = net(19);
+    input(m, "x", DType::float32, {1, 2, 3, 4});
+    Tensor t = sizes ? Tensor::from_f64(DType::int64, {2}, {6, 8}) : Tensor::from_f64(DType::float32, {2}, {2, 2});
+    t.name = "target";
+    encode_tensor(t, g(m).add_initializer());
+    auto& r = node(m, "Resize", sizes ? std::vector<std::string>{"x", "", "", "target"} : std::vector<std::string>{"x", "", "target"},
+                   {"y"}, "resize");
+    ints_attr(r, "axes", {2, -1});
+    str_attr(r, "mode", "linear");
+    add_output(g(m), "y", DType::float32, {1, 2, 6, 8});
+    const Model down = through(m, {18, 17, 13});
+    CHECK_FALSE(has_attr(first_node(down, "Resize"), "axes"));
+    through(down, {18, 23});
+  }
+  Model aa = net(18);
+  input(aa, "x", DType::float32, {1, 1, 4, 4});
+  Tensor sc = Tensor::from_f64(DType::float32, {4}, {1, 1, 0.5, 0.5});
+  sc.name = "scales";
+  encode_tensor(sc, g(aa).add_initializer());
+  auto& r = node(aa, "Resize", {"x", "", "scales"}, {"y"}, "smooth");
+  set_attr(r, "antialias", int64_t{1});
+  str_attr(r, "mode", "linear");
+  add_output(g(aa), "y", DType::float32, {1, 1, 2, 2});
+  CHECK(upgrade_error_of(aa, 17).find("'smooth' (Resize-18): antialias = 1 has no equivalent below version 18") !=
+        std::string::npos);
+}

@@ -32,7 +32,7 @@ StepFn step_named(const std::string& name) {
       {"reduce_axes_18", steps::reduce_axes_18}, {"split_18", steps::split_18},
       {"pad_18", steps::pad_18},                 {"dft_20", steps::dft_20},
       {"gridsample_20", steps::gridsample_20},   {"optional_has_element_18", steps::optional_has_element_18},
-      {"groupnorm_21", steps::groupnorm_21},
+      {"groupnorm_21", steps::groupnorm_21},     {"resize_18", steps::resize_18},
   };
   const auto it = steps.find(name);
   return it == steps.end() ? nullptr : it->second;
@@ -69,8 +69,8 @@ void drop_defaulted(NormSite& s, const char* detail) {
     if (def == "1s") at_default = std::all_of(a->ints().begin(), a->ints().end(), [](int64_t v) { return v == 1; });
     else if (!def.empty() && def != "*") at_default = attr_text(*a) == def;
     if (!at_default) {
-      const std::string only = def.empty() ? "it is absent" : def == "1s" ? "all ones" : def;
-      steps::refuse(s, fmt::format("attribute {} = {} has no equivalent below version {} (only {}, its default, has)",
+      const std::string only = def.empty() ? "absent" : def == "1s" ? "all ones" : def;
+      steps::refuse(s, fmt::format("attribute {} = {} has no equivalent below version {}: only its default ({}) has",
                                    name, attr_text(*a), s.version, only));
     }
     steps::remove_attr(s.node, name);

@@ -136,7 +136,7 @@ const std::vector<OpChanges>& version_changes() {
       {"ReduceSumSquare", {{11, O}, {13, T}, {18, S, "reduce_axes_18"}}},
       {"Relu", {{6, T, "consumed_inputs removed (optional at 1)"}, {13, T}, {14, T}}},
       {"Reshape", {{5, O}, {13, T}, {14, A, "allowzero=0"}, {19, T}, {21, T}, {23, T}}},
-      {"Resize", {{11, S, "resize_convert/resize_up"}, {13, S, "resize_convert"}, {18, A, "antialias=0,axes=,keep_aspect_ratio_policy=stretch"},
+      {"Resize", {{11, S, "resize_convert/resize_up"}, {13, S, "resize_convert"}, {18, S, "resize_18"},
           {19, V, "coordinate_transformation_mode=half_pixel_symmetric"}}},
       {"RoiAlign", {{16, O}, {22, T}}},
       {"Round", {{22, T}}},

@@ -166,6 +166,7 @@ void dft_20(NormSite& s, bool up);
 void gridsample_20(NormSite& s, bool up);
 void optional_has_element_18(NormSite& s, bool up);
 void groupnorm_21(NormSite& s, bool up);
+void resize_18(NormSite& s, bool up);
 
 // --inference: turns a training node into an inference node at its own
 // version (is_test = 1 / one output / training_mode removed). Returns
