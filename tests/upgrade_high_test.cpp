@@ -240,3 +240,37 @@ TEST_CASE("unary ops go down from 23 to their first version and back, type-only 
     }
   }
 }
+
+TEST_CASE("nodes inside If branches cross 17..23 too, their added initializers kept in the branch", "[upgrade][high]") {
+  Net n(13);
+  n.b.input("x", DType::float32, {2, 3});
+  n.b.input("c", DType::boolean, {});
+  auto branch = [](const std::string& name, const std::string& op) {
+    onnx::GraphProto g;
+    g.set_name(name);
+    auto* r = g.add_node();
+    r->set_op_type(op);
+    r->set_name(name + "_reduce");
+    r->add_input("x");
+    r->add_output(name + "_y");
+    auto* a = r->add_attribute();
+    a->set_name("axes");
+    a->set_type(onnx::AttributeProto::INTS);
+    a->add_ints(1);
+    add_output(g, name + "_y", DType::float32, {2, 1});
+    return g;
+  };
+  auto& iff = n.b.node("If", {"c"}, {"y"}, "if");
+  for (const auto& [attr, op] : {std::pair<const char*, const char*>{"then_branch", "ReduceMean"}, {"else_branch", "ReduceMax"}}) {
+    auto* a = iff.add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = branch(attr, op);
+  }
+  n.out("y", DType::float32, {2, 1});
+  const Model up = through(n.model(), {18, 23});
+  const auto& then_g = up.proto.graph().node(0).attribute(0).g();
+  CHECK(then_g.node(0).input_size() == 2);
+  CHECK(then_g.initializer_size() == 1);
+  through(up, {17, 11});
+}
