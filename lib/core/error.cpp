@@ -33,7 +33,9 @@ std::string Error::message() const {
   std::string out;
   if (!file_.empty()) out += file_ + ": ";
   if (!node_.empty() || !op_.empty()) {
-    out += fmt::format("node '{}'", node_);
+    // A node's name in quotes; a label of a node without one already quotes
+    // its output ("Reshape #0 -> 'Y'") and stands as it is.
+    out += node_.find('\'') == std::string::npos ? fmt::format("node '{}'", node_) : "node " + node_;
     if (!op_.empty()) out += version_ > 0 ? fmt::format(" ({}-{})", op_, version_) : fmt::format(" ({})", op_);
     out += ": ";
   }

@@ -247,7 +247,7 @@ Runner::Plan Runner::plan(const onnx::GraphProto& g, const Env& env, const std::
       ++p.uses[r];
       if (!producer.count(r) && !env.find(r)) {
         Error e(ErrorKind::input, fmt::format("input '{}' names no value of the graph", r));
-        e.at_node(n.name(), n.op_type());
+        e.at_node(node_label(g, i), n.op_type());
         throw e;
       }
     }
@@ -433,7 +433,7 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env)
     }
     return ctx.fused != nullptr;
   } catch (Error& e) {
-    e.at_node(n.name(), n.op_type(), ctx.version);
+    e.at_node(node_label(g, i), n.op_type(), ctx.version);
     throw;
   }
 }

@@ -353,3 +353,15 @@ TEST_CASE("Pad-1 reads paddings, or pads as opset-1 exporters wrote it; without 
     }
   }
 }
+
+TEST_CASE("an error at a node without a name names it by its label", "[eval][errors][labels]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {2, 3});
+  b.initializer("shape", Tensor::from_f64(DType::int64, {1}, {7}));
+  b.node("Reshape", {"X", "shape"}, {"Y"}, "");
+  b.graph().mutable_node(0)->clear_name();
+  b.output("Y");
+  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {2, 3})}}); });
+  CHECK(e.node() == "Reshape #0 -> 'Y'");
+  CHECK_THAT(e.message(), Catch::StartsWith("node Reshape #0 -> 'Y' (Reshape-13): "));
+}
