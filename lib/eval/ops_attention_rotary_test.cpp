@@ -16,14 +16,8 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::f32;
-using bnorm::test::i64;
-using bnorm::test::random_tensor;
-using bnorm::test::run_node;
+using namespace bnorm::test;
 
-using bnorm::test::Attrs;
 Tensor rope(const std::vector<Tensor>& inputs, const Attrs& attrs = {}, int64_t opset = 23) {
   return run_node(opset, "RotaryEmbedding", inputs, {"y"}, attrs)[0];
 }

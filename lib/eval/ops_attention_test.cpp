@@ -18,13 +18,8 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::f32;
-using bnorm::test::random_tensor;
-using bnorm::test::run_node;
+using namespace bnorm::test;
 
-using bnorm::test::Attrs;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A dense 4-D array of doubles.

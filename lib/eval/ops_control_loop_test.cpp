@@ -17,10 +17,7 @@ using bnorm::Error;
 using bnorm::ErrorKind;
 using bnorm::Tensor;
 using bnorm::eval::Value;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::f32;
-using bnorm::test::set_ints;
+using namespace bnorm::test;
 using Kind = Value::Kind;
 
 Tensor i64(int64_t v) { return Tensor::from_f64(DType::int64, {}, {static_cast<double>(v)}); }

@@ -15,15 +15,7 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::f32;
-using bnorm::test::i64;
-using bnorm::test::run_node1;
-using bnorm::test::set_string;
-using bnorm::test::tensor_of;
-
-using bnorm::test::Attrs;
+using namespace bnorm::test;
 using V = std::vector<double>;
 
 Attrs axis(int64_t a) {

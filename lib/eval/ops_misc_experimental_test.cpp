@@ -13,15 +13,7 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::check_close;
-using bnorm::test::i64;
-using bnorm::test::run_node1;
-using bnorm::test::set_floats;
-using bnorm::test::set_ints;
-
-using bnorm::test::Attrs;
+using namespace bnorm::test;
 
 Tensor floats(std::vector<int64_t> dims, const std::vector<double>& v, DType t = DType::float32) {
   return Tensor::from_f64(t, std::move(dims), v);

@@ -13,14 +13,7 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::i64;
-using bnorm::test::run_node;
-using bnorm::test::run_node1;
-using bnorm::test::set_string;
-
-using bnorm::test::Attrs;
+using namespace bnorm::test;
 
 Tensor doubles(std::vector<int64_t> dims, const std::vector<double>& v, DType t = DType::float64) {
   return Tensor::from_f64(t, std::move(dims), v);

@@ -14,13 +14,8 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::check_close;
-using bnorm::test::f64;
-using bnorm::test::run_node1;
+using namespace bnorm::test;
 
-using bnorm::test::Attrs;
 const double kPi = std::acos(-1.0);
 
 Tensor scalar(int64_t v, DType t = DType::int64) { return Tensor::from_f64(t, {}, {static_cast<double>(v)}); }

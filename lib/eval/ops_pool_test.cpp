@@ -13,15 +13,7 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::f32;
-using bnorm::test::i64;
-using bnorm::test::run_node1;
-using bnorm::test::set_ints;
-using bnorm::test::set_string;
-
-using bnorm::test::Attrs;
+using namespace bnorm::test;
 
 Attrs kernel(std::vector<int64_t> k, std::function<void(onnx::NodeProto&)> more = {}) {
   return [=](onnx::NodeProto& n) {

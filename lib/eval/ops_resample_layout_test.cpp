@@ -12,15 +12,7 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::i64;
-using bnorm::test::iota;
-using bnorm::test::run_node1;
-using bnorm::test::set_ints;
-using bnorm::test::set_string;
-
-using bnorm::test::Attrs;
+using namespace bnorm::test;
 
 Attrs block(int64_t b, const std::string& mode = {}) {
   return [=](onnx::NodeProto& n) {

@@ -12,13 +12,7 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::f32;
-using bnorm::test::run_node1;
-using bnorm::test::set_string;
-
-using bnorm::test::Attrs;
+using namespace bnorm::test;
 
 // value = scale * (offset + flat index) over `dims`.
 Tensor ramp(std::vector<int64_t> dims, double scale = 1, double offset = 0) {

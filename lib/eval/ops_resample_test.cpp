@@ -13,14 +13,7 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::check_close;
-using bnorm::test::f64;
-using bnorm::test::run_node1;
-using bnorm::test::set_string;
-
-using bnorm::test::Attrs;
+using namespace bnorm::test;
 
 Attrs grid_attrs(const std::string& mode, const std::string& padding, int64_t align) {
   return [=](onnx::NodeProto& n) {

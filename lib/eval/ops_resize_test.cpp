@@ -13,18 +13,7 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::check_close;
-using bnorm::test::f32;
-using bnorm::test::f64;
-using bnorm::test::i64;
-using bnorm::test::run_node1;
-using bnorm::test::set_floats;
-using bnorm::test::set_ints;
-using bnorm::test::set_string;
-
-using bnorm::test::Attrs;
+using namespace bnorm::test;
 
 const Tensor none;
 

@@ -16,12 +16,7 @@ namespace {
 
 using bnorm::DType;
 using bnorm::Tensor;
-using bnorm::test::GraphBuilder;
-using bnorm::test::set_attr;
-using bnorm::test::run_node1;
-using bnorm::test::set_string;
-
-using bnorm::test::Attrs;
+using namespace bnorm::test;
 using V = std::vector<double>;
 
 Tensor t(DType type, std::vector<int64_t> dims, const V& v) { return Tensor::from_f64(type, std::move(dims), v); }
