@@ -280,3 +280,18 @@ TEST_CASE("Upsample and Resize-10 going up to 11+ keep their numbers: asymmetric
     }
   }
 }
+
+TEST_CASE("going down across type-only changes up to 17, a type the target lacks is named with its node", "[upgrade][low]") {
+  Net n(14);
+  n.input("a", DType::uint8, {2});
+  n.input("b", DType::uint8, {2});
+  n.node("Add", {"a", "b"}, {"s"}, "add_u8");
+  n.node("Mul", {"s", "b"}, {"y"}, "");
+  add_output(n.g(), "y", DType::uint8, {2});
+  const std::string e = upgrade_error_of(n.m, 13);
+  INFO(e);
+  CHECK(e.find("2 nodes cannot be converted to opset 13") != std::string::npos);
+  CHECK(e.find("'add_u8' (Add-14): input 0 'a' is tensor(uint8), a type Add-13 does not have") != std::string::npos);
+  CHECK(e.find("Mul #1 -> 'y' (Mul-14)") != std::string::npos);
+  through(n.m, {14});  // nothing to check at 14 itself
+}

@@ -281,6 +281,7 @@ void convert_low(Model& model, int64_t from, int64_t to, const UpgradeOptions& o
   const GraphIndex index(inferred);
   check_names_defined(index);
   check_gemm_ranks(index);
+  check_kept_types(inferred, index, from, to);
 
   // Constants the input reads; those the steps stop reading (e.g. spatial = 0
   // parameters replaced by flattened copies) are removed at the end.

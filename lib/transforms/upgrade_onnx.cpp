@@ -14,7 +14,10 @@
 #include "model/norm_op.h"
 #include "model/onnx_guards.h"
 #include "transforms/steps/step.h"
+#include "model/graph_index.h"
+#include "model/op_versions.h"
 #include "transforms/upgrade_preflight.h"
+#include "transforms/upgrade_schema.h"
 #include "transforms/upgrade_versions.h"
 
 namespace bnorm::upgrade_detail {
@@ -443,6 +446,32 @@ onnx::ModelProto convert_with_onnx(const onnx::ModelProto& work, int64_t from, i
   onnx::ModelProto out = work;
   for (size_t i = 0; i + 1 < cuts.size(); ++i) out = convert_segment(std::move(out), cuts[i], cuts[i + 1]);
   return out;
+}
+
+void check_kept_types(const onnx::ModelProto& inferred, const GraphIndex& index, int64_t from, int64_t to) {
+  if (to >= from) return;
+  std::vector<std::string> lines;
+  for (const auto& scope : index.scopes()) {
+    const onnx::GraphProto& g = *scope->graph;
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      if (!is_default_domain(n.domain()) || is_norm_node(n) || converted_by_own_step(n, from, to)) continue;
+      const int vf = op_version_at(n.op_type(), from), vt = op_version_at(n.op_type(), to);
+      if (vf == vt || vt == 0 || !type_only_downgrade(n, from, to)) continue;
+      const OpSchemaInfo* schema = schema_info(n.op_type(), vt);
+      if (!schema) continue;
+      const std::string p = type_problem(n, *schema, [&](const std::string& v) -> std::string {
+        const onnx::TypeProto* t = index.declared_type(*scope, v);
+        return t ? type_text(*t) : "";
+      });
+      if (!p.empty()) lines.push_back(fmt::format("{} ({}-{}): {}", quoted_label(n, i, scope->path), n.op_type(), vf, p));
+    }
+  }
+  (void)inferred;
+  if (lines.empty()) return;
+  throw Error(ErrorKind::unsupported, fmt::format("{} node{} cannot be converted to opset {}:\n  {}", lines.size(),
+                                                  lines.size() == 1 ? "" : "s", to, fmt::join(lines, "\n  ")))
+      .with_hint("these versions only added element types; the node's types do not exist at the target");
 }
 
 const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>& hidden) {

@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+namespace bnorm {
+class GraphIndex;
+}
+
 namespace bnorm::upgrade_detail {
 
 enum class HiddenKind {
@@ -69,6 +73,11 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to);
 // The schema versions of `op` up to 17 whose change only added element
 // types, so that a node crosses them downward unchanged (empty: none).
 std::vector<int> type_only_versions(const std::string& op);
+
+// Going down, every node kept as it is across type-only changes must have
+// element types its target version has: Error(unsupported) listing every
+// node that does not, with the value and the type (`index` over `inferred`).
+void check_kept_types(const onnx::ModelProto& inferred, const GraphIndex& index, int64_t from, int64_t to);
 
 // The hidden node a placeholder stands for; nullptr when `n` is none.
 const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>& hidden);
