@@ -208,7 +208,7 @@ TEST_CASE("the trace aggregates input sets and keeps few values waiting", "[cli]
   CHECK(j["trace"]["uncompared"] == 0);
 }
 
-TEST_CASE("--trace and --inputs without --compare are usage errors", "[cli][trace]") {
+TEST_CASE("the options --trace and --inputs without --compare are usage errors", "[cli][trace]") {
   TempDir tmp;
   save(network(false), tmp / "orig.onnx");
   CHECK(run_cli({"eval", (tmp / "orig.onnx").string(), "--trace", "--random", "1"}).exit_code == 2);
