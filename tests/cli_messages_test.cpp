@@ -276,3 +276,13 @@ TEST_CASE("inspect --fp16 names the normalization parameters float16 cannot hold
   CHECK(stray.exit_code == 2);
   CHECK_THAT(stray.err, Catch::Contains("go with --fp16"));
 }
+
+TEST_CASE("upgrade names a node without a name by its label when it blocks the target", "[cli][labels][upgrade]") {
+  TempDir tmp;
+  const auto r = run_cli({"upgrade", testdata("onnx-node-1.23/test_layer_normalization_2d_axis1/model.onnx").string(),
+                          "-o", (tmp / "o.onnx").string(), "--to", "16"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("LayerNormalization -> 'Y' (LayerNormalization-17)"));
+  CHECK(r.err.find("node ''") == std::string::npos);
+  CHECK_FALSE(fs::exists(tmp / "o.onnx"));
+}

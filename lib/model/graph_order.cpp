@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "model/model.h"
+#include "model/node_label.h"
 
 namespace bnorm {
 
@@ -95,7 +96,7 @@ std::vector<int> topological_order(const onnx::GraphProto& g, const std::vector<
     for (int i = 0; i < count; ++i) {
       if (indegree[i] > 0) {
         Error e(ErrorKind::input, "the graph has a cycle through this node");
-        e.at_node(g.node(i).name(), g.node(i).op_type());
+        e.at_node(node_label(g, i), g.node(i).op_type());
         throw e;
       }
     }

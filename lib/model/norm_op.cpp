@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "model/node_label.h"
 
 namespace bnorm {
 
@@ -120,7 +121,7 @@ NormNode read_norm_node(const onnx::NodeProto& node, int64_t opset) {
       n.mode_reason = "statistics per instance and channel; no training form";
     }
   } catch (Error& e) {
-    e.at_node(node.name(), node.op_type(), n.version);
+    e.at_node(node_label(node), node.op_type(), n.version);
     throw;
   }
   return n;

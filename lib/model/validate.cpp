@@ -14,6 +14,7 @@
 #include "model/norm_op.h"
 #include "model/tensor.h"
 #include "model/tensor_proto.h"
+#include "model/node_label.h"
 
 namespace bnorm {
 
@@ -21,7 +22,7 @@ namespace {
 
 [[noreturn]] void fail_at(const onnx::NodeProto& node, int version, const std::string& message) {
   Error e(ErrorKind::input, message);
-  e.at_node(node.name(), node.op_type(), version);
+  e.at_node(node_label(node), node.op_type(), version);
   throw e;
 }
 
@@ -247,7 +248,7 @@ void check_attribute_tensors(const google::protobuf::RepeatedPtrField<onnx::Node
         if (a.has_sparse_tensor()) check_tensor_proto(a.sparse_tensor().values(), dir);
       }
     } catch (Error& e) {
-      e.at_node(node.name(), node.op_type(), norm_version(node, opset));
+      e.at_node(node_label(node), node.op_type(), norm_version(node, opset));
       throw;
     }
   }

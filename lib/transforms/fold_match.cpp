@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "model/tensor.h"
+#include "model/node_label.h"
 
 namespace bnorm {
 
@@ -145,7 +146,7 @@ FoldCandidate match_fold(const GraphIndex& index, const onnx::NodeProto& bn, int
       Error e(ErrorKind::input, fmt::format("input '{}' has shape {}, but X has {} channels ({} '{}' makes {})",
                                             names[i], shape_str(d), m.channels, pname, m.producer->name(),
                                             m.channels));
-      e.at_node(bn.name(), bn.op_type(), m.norm.version);
+      e.at_node(node_label(bn), bn.op_type(), m.norm.version);
       throw e;
     }
     if (!ok) {

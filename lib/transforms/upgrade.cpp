@@ -221,7 +221,7 @@ void check_names_defined(const GraphIndex& index) {
         if (!in.empty() && !sparse.count(in) && !index.find(*scope, in)) {
           throw Error(ErrorKind::input, fmt::format("input '{}' names no value (no graph input, initializer or "
                                                     "node output of graph {} or around it)", in, scope->path))
-              .at_node(node.name(), node.op_type());
+              .at_node(node_label(node), node.op_type());
         }
       }
     }
@@ -250,7 +250,7 @@ void check_gemm_ranks(const GraphIndex& index) {
         if (rank != 2) {
           throw Error(ErrorKind::input, fmt::format("input '{}' ('{}') has rank {}; Gemm multiplies matrices (rank 2)",
                                                     names[i], node.input(i), rank))
-              .at_node(node.name(), node.op_type());
+              .at_node(node_label(node), node.op_type());
         }
       }
     }

@@ -238,7 +238,7 @@ void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to) {
         continue;
       }
       Error e(ErrorKind::unsupported, why);
-      e.at_node(n.name(), n.op_type(), static_cast<int>(from)).context("in graph " + path);
+      e.at_node(node_label(n), n.op_type(), static_cast<int>(from)).context("in graph " + path);
       if (!hint.empty()) e.with_hint(hint);
       found.push_back(e);
       lines.push_back(fmt::format("{} ({}): {}", quoted_label(n, i, path), n.op_type(), why));
@@ -280,7 +280,7 @@ void check_downgrade_shapes(const onnx::ModelProto& inferred, int64_t from, int6
                     fmt::format("{} broadcasts numpy-style from opset {}; below it the legacy broadcast attributes "
                                 "need each input's shape, and the shape of input '{}' is unknown (ONNX's shape "
                                 "inference cannot derive it)", n.op_type(), v, in))
-            .at_node(n.name(), n.op_type(), static_cast<int>(from))
+            .at_node(node_label(n), n.op_type(), static_cast<int>(from))
             .context("in graph " + path)
             .with_hint(fmt::format("convert to opset {} or later, or give the value a static shape (value_info)", v));
       }

@@ -168,7 +168,7 @@ void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto
     else if (h.kind == HiddenKind::op_step) run_op_step(s, ctx, r);
     else run_softmax_step(s, ctx, r);
   } catch (Error& e) {
-    if (e.node().empty()) e.at_node(s.node.name(), s.node.op_type(), s.version);
+    if (e.node().empty()) e.at_node(node_label(s.node), s.node.op_type(), s.version);
     e.context(fmt::format("while converting to opset {}", ctx.to));
     throw;
   }

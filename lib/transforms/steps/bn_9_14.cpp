@@ -22,6 +22,7 @@
 
 #include "core/error.h"
 #include "transforms/steps/step.h"
+#include "model/node_label.h"
 
 namespace bnorm::steps {
 
@@ -48,7 +49,7 @@ Plan match_up(const NormSite& s) {
                   fmt::format("output {} '{}' ({}) is used, but BatchNormalization-14 has no such output and the "
                               "rank of X '{}' is unknown, so bnorm cannot compute it with added nodes",
                               o, s.node.output(o), k == 0 ? "saved_mean" : "saved_var", s.node.input(0)))
-          .at_node(s.node.name(), s.node.op_type(), s.version)
+          .at_node(node_label(s.node), s.node.op_type(), s.version)
           .with_hint("give X a shape (value_info) or convert to opset 13 or lower, where the output exists");
     }
     p.axes = {0};

@@ -11,18 +11,19 @@
 
 #include "core/error.h"
 #include "transforms/steps/step.h"
+#include "model/node_label.h"
 
 namespace bnorm::steps {
 
 void cast_convert(NormSite& s) {
   const auto* to = find_attr(s.node, "to");
-  if (!to) throw Error(ErrorKind::input, "attribute 'to' is missing").at_node(s.node.name(), "Cast", s.version);
+  if (!to) throw Error(ErrorKind::input, "attribute 'to' is missing").at_node(node_label(s.node), "Cast", s.version);
   int32_t type = 0;
   if (to->type() == onnx::AttributeProto::STRING) {
     onnx::TensorProto::DataType parsed;
     if (!onnx::TensorProto::DataType_Parse(to->s(), &parsed)) {
       throw Error(ErrorKind::input, fmt::format("attribute 'to' names no data type: '{}'", to->s()))
-          .at_node(s.node.name(), "Cast", s.version);
+          .at_node(node_label(s.node), "Cast", s.version);
     }
     type = parsed;
   } else {

@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "model/tensor_proto.h"
 #include "transforms/steps/step.h"
+#include "model/node_label.h"
 
 namespace bnorm::steps {
 
@@ -45,13 +46,13 @@ std::optional<double> constant_scalar(const NormSite& s, const std::string& valu
     throw Error(ErrorKind::unsupported,
                 fmt::format("input '{}' ({}) is not a constant, so it cannot become an attribute below version 12",
                             value, what))
-        .at_node(s.node.name(), "Dropout", s.version);
+        .at_node(node_label(s.node), "Dropout", s.version);
   }
   const Tensor t = decode_tensor(*c->tensor);
   if (t.numel() != 1) {
     throw Error(ErrorKind::input, fmt::format("input '{}' ({}) must hold one value, has shape {}", value, what,
                                               shape_str(t.dims)))
-        .at_node(s.node.name(), "Dropout", s.version);
+        .at_node(node_label(s.node), "Dropout", s.version);
   }
   return t.to_f64()[0];
 }
@@ -86,7 +87,7 @@ void rewrite_mask(NormSite& s, const Plan& p) {
   const auto x_type = s.type_of(s.node.input(0));
   if (!x_type) {
     throw Error(ErrorKind::unsupported, "the mask is used and changes type across version 10, but X's type is unknown")
-        .at_node(s.node.name(), "Dropout", s.version);
+        .at_node(node_label(s.node), "Dropout", s.version);
   }
   const std::string mask = s.node.output(1), raw = s.fresh(mask + "_raw");
   s.node.set_output(1, raw);

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "model/tensor_proto.h"
 #include "transforms/steps/step.h"
+#include "model/node_label.h"
 
 namespace bnorm::steps {
 
@@ -28,7 +29,7 @@ Tensor constant_input(const NormSite& s, int index, const char* what) {
     throw Error(ErrorKind::unsupported,
                 fmt::format("input '{}' ({}) is not a constant, so it cannot become an attribute below version 11",
                             name, what))
-        .at_node(s.node.name(), "Pad", s.version);
+        .at_node(node_label(s.node), "Pad", s.version);
   }
   return decode_tensor(*c->tensor);
 }
@@ -51,7 +52,7 @@ void pad_convert(NormSite& s) {
     if (n.input_size() > 2 && !n.input(2).empty()) {
       const Tensor c = constant_input(s, 2, "constant_value");
       if (c.numel() != 1) {
-        throw Error(ErrorKind::input, "input 'constant_value' must hold one value").at_node(n.name(), "Pad", from);
+        throw Error(ErrorKind::input, "input 'constant_value' must hold one value").at_node(node_label(n), "Pad", from);
       }
       value = c.to_f64()[0];
     }
@@ -77,7 +78,7 @@ void pad_convert(NormSite& s) {
       const auto type = s.type_of(n.input(0));
       if (!type) {
         throw Error(ErrorKind::unsupported, "a non-zero constant value needs X's type, which is unknown")
-            .at_node(n.name(), "Pad", from);
+            .at_node(node_label(n), "Pad", from);
       }
       Tensor t = Tensor::from_f64(*type, {}, {*value});
       t.name = s.fresh(s.stem() + "_constant_value");

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "transforms/steps/step.h"
+#include "model/node_label.h"
 
 namespace bnorm::steps {
 
@@ -185,7 +186,7 @@ void trim_outputs(NormSite& s, int count, const std::string& why) {
       throw Error(ErrorKind::unsupported,
                   fmt::format("output {} '{}' is used, but {} leaves the node only {} output{}", i, outs->Get(i), why,
                               count, count == 1 ? "" : "s"))
-          .at_node(s.node.name(), s.node.op_type(), s.version);
+          .at_node(node_label(s.node), s.node.op_type(), s.version);
     }
     outs->RemoveLast();
   }

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "transforms/steps/step.h"
+#include "model/node_label.h"
 
 namespace bnorm::steps {
 
@@ -64,7 +65,7 @@ void softmax_12_13_down(NormSite& s) {
     throw Error(ErrorKind::unsupported,
                 fmt::format("{} over axis {} (not the last axis) has no equivalent at opset {}", s.node.op_type(),
                             p.axis, s.target_opset))
-        .at_node(s.node.name(), s.node.op_type(), 13)
+        .at_node(node_label(s.node), s.node.op_type(), 13)
         .with_hint("convert to opset 13 or later");
   }
   if (p.rank) {
@@ -75,7 +76,7 @@ void softmax_12_13_down(NormSite& s) {
     throw Error(ErrorKind::unsupported,
                 fmt::format("{} over the last axis of an input of unknown rank cannot be written before opset 11",
                             s.node.op_type()))
-        .at_node(s.node.name(), s.node.op_type(), 13);
+        .at_node(node_label(s.node), s.node.op_type(), 13);
   }
   s.report.set.push_back(fmt::format("axis = {}", p.rank ? *p.rank - 1 : -1));
 }

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "transforms/steps/step.h"
+#include "model/node_label.h"
 
 namespace bnorm::steps {
 
@@ -96,7 +97,7 @@ void refuse_bfloat16(const NormSite& s, int target_version) {
       throw Error(ErrorKind::unsupported,
                   fmt::format("input '{}' is bfloat16, a type {} does not have before version 14 (target: "
                               "version {})", in, s.node.op_type(), target_version))
-          .at_node(s.node.name(), s.node.op_type(), s.version)
+          .at_node(node_label(s.node), s.node.op_type(), s.version)
           .with_hint("convert to opset 14 or later, or cast the model's bfloat16 tensors to float first");
     }
   }
