@@ -295,3 +295,31 @@ TEST_CASE("going down across type-only changes up to 17, a type the target lacks
   CHECK(e.find("Mul #1 -> 'y' (Mul-14)") != std::string::npos);
   through(n.m, {14});  // nothing to check at 14 itself
 }
+
+TEST_CASE("Upsample 9 <-> 7/8 by bnorm's step: a constant scales input becomes the attribute, even shared by two "
+          "nodes, and a non-constant one is refused by name",
+          "[upgrade][low][regression]") {
+  // ONNX 1.12's adapter asserted (ir.h eraseOutput) when the scales input fed two Upsample nodes.
+  Net n(9);
+  n.input("x", DType::float32, {1, 1, 2, 2});
+  n.init("scales", DType::float32, {4}, {1, 1, 2, 2});
+  n.node("Upsample", {"x", "scales"}, {"y1"}, "up1");
+  n.node("Upsample", {"x", "scales"}, {"y2"}, "up2");
+  add_output(n.g(), "y1", DType::float32, {1, 1, 4, 4});
+  add_output(n.g(), "y2", DType::float32, {1, 1, 4, 4});
+  const Model down = through(n.m, {8, 7});
+  CHECK(first_node(down, "Upsample").input_size() == 1);
+  REQUIRE(attr_of(first_node(down, "Upsample"), "scales"));
+  CHECK(attr_of(first_node(down, "Upsample"), "scales")->floats_size() == 4);
+  const Model up = through(down, {9});
+  CHECK(first_node(up, "Upsample").input_size() == 2);
+
+  Net dyn(9);
+  dyn.input("x", DType::float32, {1, 1, 2, 2});
+  dyn.input("s", DType::float32, {4});
+  dyn.node("Upsample", {"x", "s"}, {"y"}, "up");
+  add_output(dyn.g(), "y", DType::float32, {1, 1, 4, 4});
+  const std::string e = upgrade_error_of(dyn.m, 8);
+  CHECK(e.find("input 's' (scales) is not a constant") != std::string::npos);
+  CHECK(e.find("Assertion") == std::string::npos);
+}

@@ -99,6 +99,7 @@ void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   else if (op == "Squeeze" || op == "Unsqueeze") steps::squeeze_convert(s);
   else if (op == "Constant") steps::constant_9_down(s);
   else if (op == "Resize" && ctx.to < ctx.from) steps::resize_convert(s);
+  else if (op == "Upsample" && ctx.to < 10) steps::upsample_7_9(s);
   else if (op == "Resize" || op == "Upsample") steps::resize_up(s);
   else steps::pad_convert(s);
   std::vector<std::string> what{fmt::format("{}->{}", s.report.from, s.report.to)};

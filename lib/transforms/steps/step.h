@@ -141,6 +141,8 @@ void squeeze_convert(NormSite& s);  // Squeeze and Unsqueeze
 void resize_convert(NormSite& s);
 // Upsample 7/9 or Resize 10 -> Resize 10+, going up (steps/resize_10.cpp).
 void resize_up(NormSite& s);
+// Upsample 7/8 <-> 9: scales attribute <-> constant input (steps/upsample_7_9.cpp).
+void upsample_7_9(NormSite& s);
 // Constant below 9 with a value Constant-1 lacks (steps/constant_9.cpp).
 std::optional<onnx::TensorProto> constant_value(const onnx::NodeProto& n);
 bool constant_needs_initializer(const onnx::NodeProto& n);
