@@ -85,12 +85,13 @@ TEST_CASE("Resize nearest_mode rounds the half_pixel coordinate as named", "[eva
       {"round_prefer_ceil", {10, 10, 20, 20, 20}},
       {"floor", {10, 10, 10, 10, 20}},
       {"ceil", {10, 20, 20, 20, 20}}};
-  for (const auto& [m, want] : cases) {
+  for (const auto& c : cases) {
+    const std::string& m = c.first;  // a lambda cannot capture a structured binding in C++17 (clang refuses)
     INFO(m);
     const Tensor y = run_node1(13, "Resize", {x, none, none, i64({1}, {5})}, [&](onnx::NodeProto& n) {
       set_string(n, "nearest_mode", m);
     });
-    CHECK(y.to_f64() == want);
+    CHECK(y.to_f64() == c.second);
   }
 }
 

@@ -188,8 +188,10 @@ std::string check_schema(const onnx::NodeProto& n, const OpSchemaInfo& s, const 
   for (const auto& a : n.attribute()) {
     if (!s.has_attr(a.name())) return fmt::format("attribute '{}' is not an attribute of {}-{}", a.name(), s.op, s.version);
   }
-  for (const auto& [name, required] : s.attrs) {
-    if (!required) continue;
+  for (const auto& attr : s.attrs) {
+    // Not a structured binding: C++17 lambdas cannot capture those (clang refuses).
+    const std::string& name = attr.first;
+    if (!attr.second) continue;
     const bool there = std::any_of(n.attribute().begin(), n.attribute().end(), [&](const auto& a) { return a.name() == name; });
     if (!there) return fmt::format("required attribute '{}' of {}-{} is missing", name, s.op, s.version);
   }
