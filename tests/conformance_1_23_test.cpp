@@ -61,24 +61,6 @@ constexpr AllowedSkip kLeftOut[] = {
     {"test_identity_opt", "optional values (not yet)"},
 };
 
-// Folders whose expected data carry float32 noise where the exact answer is
-// 0: ONNX's data for the inverse DFT hold 1.9e-7 at the Nyquist bin's
-// imaginary part, which is exactly 0 (numpy's float64 irfft agrees with
-// bnorm, 1.4e-15). Compared with atol 1e-6 instead of 1e-7.
-struct LooserTolerance {
-  const char* prefix;
-  double atol;
-};
-constexpr LooserTolerance kLooser[] = {{"test_dft_inverse", 1e-6}};
-
-bnorm::Tolerance tolerance_for(const std::string& name) {
-  bnorm::Tolerance tol{1e-3, 1e-7};
-  for (const auto& l : kLooser) {
-    if (name.rfind(l.prefix, 0) == 0) tol.atol = l.atol;
-  }
-  return tol;
-}
-
 const char* allowed(const std::string& name, bool* norm_family) {
   for (const auto& a : kNormFamily) {
     if (name.rfind(a.prefix, 0) == 0) {
@@ -108,7 +90,7 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 23: none fails, skips only for
     else ++counted;
     bnorm::BackendTestResult r;
     try {
-      r = bnorm::run_backend_test(dir, tolerance_for(name));
+      r = bnorm::run_backend_test(dir, {1e-3, 1e-7});
     } catch (const bnorm::Error& e) {
       if (e.kind() == bnorm::ErrorKind::unsupported) {
         r.skipped = true;

@@ -215,10 +215,24 @@ Diff compare_values(const eval::Value& expected, const eval::Value& actual, cons
 
 }  // namespace
 
-BackendTestResult run_backend_test(const fs::path& dir, const Tolerance& tol) {
+namespace {
+
+// ONNX's data for the inverse DFT hold 1.9e-7 at the Nyquist bin's
+// imaginary part, which is exactly 0 (numpy's float64 irfft agrees with
+// bnorm, 1.4e-15): those folders are compared with atol at least 1e-6
+// (docs/semantics.md, "Conformance data noise").
+Tolerance folder_tolerance(const std::string& name, Tolerance tol) {
+  if (name.rfind("test_dft_inverse", 0) == 0) tol.atol = std::max(tol.atol, 1e-6);
+  return tol;
+}
+
+}  // namespace
+
+BackendTestResult run_backend_test(const fs::path& dir, const Tolerance& given) {
   BackendTestResult r;
   r.dir = dir;
   r.name = dir.filename().string();
+  const Tolerance tol = folder_tolerance(r.name, given);
   const fs::path model_path = dir / "model.onnx";
   std::string missing;
   try {

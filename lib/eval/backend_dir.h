@@ -54,6 +54,8 @@ std::vector<std::filesystem::path> find_backend_tests(const std::filesystem::pat
 // The first op in any graph of the model the evaluator lacks; empty if none.
 std::string first_unsupported_op(const std::filesystem::path& model);
 
+// `tol`, except where a folder's expected data are known to carry noise
+// (the inverse-DFT folders: atol at least 1e-6; docs/semantics.md).
 BackendTestResult run_backend_test(const std::filesystem::path& dir, const Tolerance& tol);
 
 }  // namespace bnorm
