@@ -11,24 +11,12 @@
 #include "eval/random_inputs.h"
 #include "model/graph_index.h"
 #include "model/infer.h"
+#include "transforms/fold_locate.h"
 #include "model/tensor_proto.h"
 
 namespace bnorm {
 
 namespace {
-
-struct Located {
-  const onnx::NodeProto* node = nullptr;
-  const GraphIndex::Scope* scope = nullptr;
-};
-
-Located producer_of(const GraphIndex& index, const std::string& value) {
-  for (const auto& s : index.scopes()) {
-    auto it = s->values.find(value);
-    if (it != s->values.end() && it->second.producer) return {it->second.producer, s.get()};
-  }
-  return {};
-}
 
 // The shape X is given: declared dims, symbolic ones replaced.
 std::vector<int64_t> x_shape(const onnx::TypeProto* t, const onnx::NodeProto& producer, const GraphIndex& index,

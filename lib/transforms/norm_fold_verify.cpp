@@ -9,25 +9,13 @@
 #include "eval/random_inputs.h"
 #include "model/graph_index.h"
 #include "model/infer.h"
+#include "transforms/fold_locate.h"
 #include "transforms/fold_verify.h"
 #include "transforms/norm_fold.h"
 
 namespace bnorm {
 
 namespace {
-
-struct Located {
-  const onnx::NodeProto* node = nullptr;
-  const GraphIndex::Scope* scope = nullptr;
-};
-
-Located producer_of(const GraphIndex& index, const std::string& value) {
-  for (const auto& s : index.scopes()) {
-    auto it = s->values.find(value);
-    if (it != s->values.end() && it->second.producer) return {it->second.producer, s.get()};
-  }
-  return {};
-}
 
 int64_t int_attr(const onnx::NodeProto& n, const std::string& name, int64_t dflt) {
   for (const auto& a : n.attribute())
