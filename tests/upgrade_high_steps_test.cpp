@@ -42,36 +42,6 @@ onnx::NodeProto& node(Model& m, const std::string& op, std::vector<std::string> 
   return *n;
 }
 
-void str_attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
-
-void ints_attr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
-
-const onnx::AttributeProto* attr_of(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
-Model through(const Model& m, std::initializer_list<int64_t> path) {
-  Model cur = m;
-  for (int64_t to : path) {
-    INFO("to opset " << to);
-    cur = converted(cur, to);
-    expect_same_outputs(m, cur);
-  }
-  return cur;
-}
-
 }  // namespace
 
 TEST_CASE("DFT 17 <-> 20: the axis attribute (default 1) becomes an input (default -2) and back", "[upgrade][high]") {
@@ -102,7 +72,7 @@ TEST_CASE("GridSample 16 <-> 20 renames bilinear/bicubic to linear/cubic; a 5-D 
     Model m = net(16);
     input(m, "x", DType::float32, {1, 2, 4, 4});
     input(m, "grid", DType::float32, {1, 3, 3, 2});
-    str_attr(node(m, "GridSample", {"x", "grid"}, {"y"}, "gs"), "mode", mode);
+    set_str_attr(node(m, "GridSample", {"x", "grid"}, {"y"}, "gs"), "mode", mode);
     add_output(g(m), "y", DType::float32, {1, 2, 3, 3});
     const Model up = through(m, {20, 22});
     const std::string renamed = mode == "nearest" ? "nearest" : mode.substr(2);
@@ -123,8 +93,8 @@ TEST_CASE("attributes added with defaults go down at their default and are refus
   Model m = net(22);
   input(m, "x", DType::float32, {1, 1, 5, 5});
   auto& p = node(m, "AveragePool", {"x"}, {"p"}, "pool");
-  ints_attr(p, "kernel_shape", {2, 2});
-  ints_attr(p, "dilations", {1, 1});
+  set_ints_attr(p, "kernel_shape", {2, 2});
+  set_ints_attr(p, "dilations", {1, 1});
   auto& c = node(m, "Cast", {"p"}, {"y"}, "cast");
   set_attr(c, "to", int64_t{11});
   set_attr(c, "saturate", int64_t{1});
@@ -138,7 +108,7 @@ TEST_CASE("attributes added with defaults go down at their default and are refus
   Tensor pads = Tensor::from_f64(DType::int64, {4}, {0, 1, 0, 1});
   pads.name = "pads";
   encode_tensor(pads, g(wrap).add_initializer());
-  str_attr(node(wrap, "Pad", {"x", "pads"}, {"y"}, "wrap_pad"), "mode", "wrap");
+  set_str_attr(node(wrap, "Pad", {"x", "pads"}, {"y"}, "wrap_pad"), "mode", "wrap");
   add_output(g(wrap), "y", DType::float32, {2, 5});
   const std::string e = upgrade_error_of(wrap, 18);
   CHECK(e.find("'wrap_pad' (Pad-19): mode = 'wrap' was added at version 19") != std::string::npos);
@@ -187,7 +157,7 @@ TEST_CASE("bnorm's schema check at 18+ refuses every node that does not fit its 
 TEST_CASE("upgrade --verify: same outputs pass and are written; a tampered result is reported off", "[upgrade][high][cli]") {
   Model m = net(12);
   input(m, "x", DType::float32, {2, 3});
-  ints_attr(node(m, "ReduceSum", {"x"}, {"y"}, "sum"), "axes", {1});
+  set_ints_attr(node(m, "ReduceSum", {"x"}, {"y"}, "sum"), "axes", {1});
   add_output(g(m), "y", DType::float32, {2, 1});
   const Model up = converted(m, 23);
   const auto checks = verify_upgrade(m, up, 3, {});
@@ -283,8 +253,8 @@ TEST_CASE("Resize-18 axes going down: constant scales and sizes are expanded to 
     encode_tensor(t, g(m).add_initializer());
     auto& r = node(m, "Resize", sizes ? std::vector<std::string>{"x", "", "", "target"} : std::vector<std::string>{"x", "", "target"},
                    {"y"}, "resize");
-    ints_attr(r, "axes", {2, -1});
-    str_attr(r, "mode", "linear");
+    set_ints_attr(r, "axes", {2, -1});
+    set_str_attr(r, "mode", "linear");
     add_output(g(m), "y", DType::float32, {1, 2, 6, 8});
     const Model down = through(m, {18, 17, 13});
     CHECK_FALSE(has_attr(first_node(down, "Resize"), "axes"));
@@ -297,7 +267,7 @@ TEST_CASE("Resize-18 axes going down: constant scales and sizes are expanded to 
   encode_tensor(sc, g(aa).add_initializer());
   auto& r = node(aa, "Resize", {"x", "", "scales"}, {"y"}, "smooth");
   set_attr(r, "antialias", int64_t{1});
-  str_attr(r, "mode", "linear");
+  set_str_attr(r, "mode", "linear");
   add_output(g(aa), "y", DType::float32, {1, 1, 2, 2});
   CHECK(upgrade_error_of(aa, 17).find("'smooth' (Resize-18): antialias = 1 has no equivalent below version 18") !=
         std::string::npos);

@@ -31,42 +31,7 @@ struct Net {
   const Model& model() const { return b.model(); }
 };
 
-void set_ints_attr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
-
-void set_str_attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
-
 int64_t opset_of(const Model& m) { return default_opset(m.proto); }
-
-// Converts `m` through every opset of `path`, checking each result
-// (ONNX's checker at <= 17, bnorm's schema check above) and its numbers
-// against the original's.
-Model through(const Model& m, std::initializer_list<int64_t> path) {
-  Model cur = m;
-  for (int64_t to : path) {
-    INFO("to opset " << to);
-    cur = converted(cur, to);
-    CHECK(opset_of(cur) == to);
-    CHECK(cur.proto.ir_version() >= required_ir_version(to));
-    expect_same_outputs(m, cur);
-  }
-  return cur;
-}
-
-const onnx::AttributeProto* attr_of(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
 
 }  // namespace
 

@@ -44,29 +44,6 @@ struct Net {
   }
 };
 
-void ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
-
-const onnx::AttributeProto* attr_of(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
-Model through(const Model& m, std::initializer_list<int64_t> path) {
-  Model cur = m;
-  for (int64_t to : path) {
-    INFO("to opset " << to);
-    cur = converted(cur, to);
-    expect_same_outputs(m, cur);
-  }
-  return cur;
-}
-
 }  // namespace
 
 TEST_CASE("Clip 11+ -> 10 and below: constant min/max become the attributes, and back", "[upgrade][low]") {
@@ -201,7 +178,7 @@ TEST_CASE("attributes added with defaults up to 17 go down at their default; ops
   Net n(13);
   n.input("x", DType::float32, {1, 4, 3, 3});
   auto& pool = n.node("AveragePool", {"x"}, {"p"}, "pool");
-  ints(pool, "kernel_shape", {2, 2});
+  set_ints_attr(pool, "kernel_shape", {2, 2});
   set_attr(pool, "ceil_mode", int64_t{0});
   auto& d2s = n.node("DepthToSpace", {"p"}, {"d"}, "d2s");
   set_attr(d2s, "blocksize", int64_t{2});

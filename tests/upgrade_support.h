@@ -84,4 +84,39 @@ inline const onnx::NodeProto& first_node(const Model& m, const std::string& op) 
   throw 0;
 }
 
+inline void set_ints_attr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+inline void set_str_attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+inline const onnx::AttributeProto* attr_of(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+// Converts `m` through every opset of `path`, checking each result
+// (ONNX's checker at <= 17, bnorm's schema check above, in converted())
+// and its numbers against the original's.
+inline Model through(const Model& m, std::initializer_list<int64_t> path) {
+  Model cur = m;
+  for (int64_t to : path) {
+    INFO("to opset " << to);
+    cur = converted(cur, to);
+    CHECK(default_opset(cur.proto) == to);
+    CHECK(cur.proto.ir_version() >= required_ir_version(to));
+    expect_same_outputs(m, cur);
+  }
+  return cur;
+}
+
 }  // namespace bnorm::test
