@@ -118,7 +118,7 @@ json trace_json(const TraceResult& r) {
     first = {{"name", v.name}, {"producer_a", v.producer_a}, {"producer_b", v.producer_b}, {"path", r.path}};
   }
   return {{"values", values}, {"first_divergence", first}, {"uncompared", r.uncompared},
-          {"peak_kept_bytes", r.peak_kept_bytes}};
+          {"peak_kept_bytes", r.peak_kept_bytes}, {"spilled_bytes", r.spilled_bytes}};
 }
 
 std::string ratio_text(double worst) {

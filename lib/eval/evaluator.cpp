@@ -36,16 +36,38 @@ using eval::Value;
 using Values = std::vector<Value>;
 
 // The values one graph sees: its own, then its enclosing graphs'.
+// Values by name, one scope per graph run. Initializers are decoded on
+// first use (find), not up front, and released after their last use like
+// every other value: at most the weights in use are decoded at once.
 struct Env {
-  std::unordered_map<std::string, Value> values;
+  mutable std::unordered_map<std::string, Value> values;
+  mutable std::unordered_map<std::string, const onnx::TensorProto*> lazy;  // initializers not decoded yet
+  const std::filesystem::path* dir = nullptr;  // of the model: external data
   const Env* outer = nullptr;
 
+  // Whether `name` is a value here or in an outer scope (decodes nothing).
+  bool has(const std::string& name) const {
+    for (const Env* e = this; e; e = e->outer) {
+      if (e->values.count(name) || e->lazy.count(name)) return true;
+    }
+    return false;
+  }
   const Value* find(const std::string& name) const {
     for (const Env* e = this; e; e = e->outer) {
       auto it = e->values.find(name);
       if (it != e->values.end()) return &it->second;
+      auto lz = e->lazy.find(name);
+      if (lz != e->lazy.end()) {
+        Value v = Value::of(decode_tensor(*lz->second, *e->dir));
+        e->lazy.erase(lz);
+        return &e->values.emplace(name, std::move(v)).first->second;
+      }
     }
     return nullptr;
+  }
+  void release(const std::string& name) {
+    values.erase(name);
+    lazy.erase(name);
   }
   const Tensor* find_tensor(const std::string& name) const {
     const Value* v = find(name);
@@ -178,9 +200,12 @@ class Runner {
     return fmt::format("op '{}' is not supported by bnorm eval", n.op_type());
   }
 
+  // Registers `g`'s initializers in `env`, to be decoded on first use
+  // (a given input of the same name takes precedence).
   void add_initializers(const onnx::GraphProto& g, Env& env) const {
+    env.dir = &dir_;
     for (const auto& t : g.initializer()) {
-      if (!env.values.count(t.name())) env.values.emplace(t.name(), Value::of(decode_tensor(t, dir_)));
+      if (!env.values.count(t.name())) env.lazy.emplace(t.name(), &t);
     }
   }
 
@@ -245,7 +270,7 @@ Runner::Plan Runner::plan(const onnx::GraphProto& g, const Env& env, const std::
     p.reads[i] = node_reads(n);
     for (const auto& r : p.reads[i]) {
       ++p.uses[r];
-      if (!producer.count(r) && !env.find(r)) {
+      if (!producer.count(r) && !env.has(r)) {
         Error e(ErrorKind::input, fmt::format("input '{}' names no value of the graph", r));
         e.at_node(node_label(g, i), n.op_type());
         throw e;
@@ -451,7 +476,7 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
   std::vector<bool> done(g.node_size(), false);
   auto release = [&](int i) {
     for (const auto& r : p.reads[i]) {
-      if (--uses[r] == 0 && !pinned.count(r)) env.values.erase(r);
+      if (--uses[r] == 0 && !pinned.count(r)) env.release(r);
     }
   };
   for (int i : p.order) {
@@ -473,7 +498,7 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
     for (int k : {i, fused ? j : -1}) {
       if (k < 0) continue;
       for (const auto& o : g.node(k).output()) {
-        if (!o.empty() && !p.uses.count(o) && !pinned.count(o)) env.values.erase(o);
+        if (!o.empty() && !p.uses.count(o) && !pinned.count(o)) env.release(o);
       }
     }
   }

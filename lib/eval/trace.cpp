@@ -1,17 +1,16 @@
-// The lockstep trace of two models (trace.h): each model runs on its own
-// thread; the evaluator's on_value hook hands every shared value to a
-// meeting point where it waits for its counterpart, is compared by the
-// thread that brings the second one, and is dropped.
+// The trace of two models (trace.h): A runs first and the evaluator's
+// on_value hook writes each shared value to a temporary file; then B runs
+// and each shared value it produces is compared with A's, read back, and
+// both are dropped.
 #include "eval/trace.h"
 
 #include <fmt/format.h>
 
-#include <condition_variable>
-#include <exception>
-#include <mutex>
+#include <cstdio>
+#include <optional>
 #include <set>
-#include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "core/error.h"
 #include "eval/evaluator.h"
@@ -20,9 +19,6 @@
 namespace bnorm {
 
 namespace {
-
-// Thrown from the hook to end one model's run when the other one failed.
-struct Stopped {};
 
 std::set<std::string> node_outputs(const onnx::GraphProto& g) {
   std::set<std::string> out;
@@ -68,21 +64,61 @@ Tracer::Tracer(const Model& a, const Model& b, TraceOptions options) : a_(a), b_
   }
 }
 
-// The meeting point of one data set's two runs.
-struct Tracer::Run {
-  struct Kept {
-    Tensor t;
+// A's shared values, written to an unnamed temporary file (std::tmpfile:
+// removed when closed, also when bnorm stops on an error) while A runs,
+// read back one at a time while B runs.
+class Tracer::Spill {
+ public:
+  struct Entry {
+    long offset = 0;
+    DType dtype = DType::undefined;
+    std::vector<int64_t> dims;
+    size_t bytes = 0;
     std::string producer;
-    int64_t order;
+    int64_t order = 0;
   };
-  std::mutex m;
-  std::condition_variable cv;
-  std::unordered_map<std::string, Kept> kept[2];
-  size_t bytes[2] = {0, 0};
-  bool running[2] = {true, true};
-  bool waiting[2] = {false, false};
-  bool stop = false;
-  int64_t next_order = 0;
+
+  Spill() : f_(std::tmpfile()) {
+    if (!f_) throw Error(ErrorKind::input, "--trace cannot create a temporary file (TMPDIR) to hold the first model's values");
+  }
+  ~Spill() { std::fclose(f_); }
+  Spill(const Spill&) = delete;
+  Spill& operator=(const Spill&) = delete;
+
+  void put(const std::string& key, const Tensor& t, const std::string& producer, int64_t order) {
+    if (entries_.count(key)) return;  // a name produced twice (not in a valid graph): the first is kept
+    Entry e{end_, t.dtype, t.dims, t.byte_size(), producer, order};
+    if (e.bytes && std::fwrite(t.bytes.data(), 1, e.bytes, f_) != e.bytes) {
+      throw Error(ErrorKind::input, fmt::format("--trace could not write {} bytes of the first model's values to a "
+                                                "temporary file (TMPDIR full?): {} bytes written so far", e.bytes, end_));
+    }
+    end_ += static_cast<long>(e.bytes);
+    entries_.emplace(key, std::move(e));
+  }
+  // A's value of `key` (erased from the spill's index), or nullopt.
+  std::optional<std::pair<Tensor, Entry>> take(const std::string& key) {
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return std::nullopt;
+    Entry e = std::move(it->second);
+    entries_.erase(it);
+    Tensor t;
+    t.dtype = e.dtype;
+    t.dims = e.dims;
+    t.bytes.resize(e.bytes);
+    std::fflush(f_);
+    if (e.bytes && (std::fseek(f_, e.offset, SEEK_SET) != 0 || std::fread(t.bytes.data(), 1, e.bytes, f_) != e.bytes)) {
+      throw Error(ErrorKind::input, "--trace could not read back the first model's value '" + key + "' from its temporary file");
+    }
+    std::fseek(f_, 0, SEEK_END);
+    return std::make_pair(std::move(t), std::move(e));
+  }
+  size_t left() const { return entries_.size(); }
+  size_t written() const { return static_cast<size_t>(end_); }
+
+ private:
+  std::FILE* f_;
+  long end_ = 0;
+  std::unordered_map<std::string, Entry> entries_;
 };
 
 void Tracer::record(const std::string& key, const Tensor& a, const Tensor& b, const std::string& producer_a,
@@ -91,7 +127,6 @@ void Tracer::record(const std::string& key, const Tensor& a, const Tensor& b, co
   if (options_.rtol) tol.rtol = *options_.rtol;
   if (options_.atol) tol.atol = *options_.atol;
   ValueDiff d = diff_values(a, b, tol);
-  std::lock_guard<std::mutex> lock(results_);
   auto it = index_.find(key);
   if (it == index_.end()) {
     TracedValue v;
@@ -112,73 +147,45 @@ void Tracer::record(const std::string& key, const Tensor& a, const Tensor& b, co
   values_[it->second].diff.merge(d);
 }
 
-// Side s (0: A, 1: B) produced `name`: compare it with its counterpart if
-// the other side has it, else keep a copy, and wait while this side keeps
-// too much and the other can catch up (it runs and does not wait itself).
-void Tracer::arrive(Run& r, int s, const std::string& name, const std::string& producer, const Tensor& t) {
-  auto c = canon_[s].find(name);
-  if (c == canon_[s].end()) return;
-  const std::string& key = c->second;
-  std::unique_lock<std::mutex> lock(r.m);
-  if (r.stop) throw Stopped{};
-  const int64_t order = s == 0 ? r.next_order++ : -1;
-  auto other = r.kept[1 - s].find(key);
-  if (other != r.kept[1 - s].end()) {
-    Run::Kept k = std::move(other->second);
-    r.kept[1 - s].erase(other);
-    r.bytes[1 - s] -= k.t.byte_size();
-    // The other model stops waiting now, so this one may wait for it next.
-    if (r.bytes[1 - s] <= options_.budget_bytes) r.waiting[1 - s] = false;
-    r.cv.notify_all();
-    lock.unlock();
-    if (s == 0) record(key, t, k.t, producer, k.producer, order);
-    else record(key, k.t, t, k.producer, producer, k.order);
-    return;
-  }
-  r.kept[s][key] = Run::Kept{t, producer, order};
-  r.bytes[s] += t.byte_size();
-  peak_ = std::max(peak_, r.bytes[0] + r.bytes[1]);
-  while (!r.stop && r.bytes[s] > options_.budget_bytes && r.running[1 - s] && !r.waiting[1 - s]) {
-    r.waiting[s] = true;
-    r.cv.wait(lock);
-    r.waiting[s] = false;
-  }
-  if (r.stop) throw Stopped{};
-}
-
 void Tracer::run(const std::map<std::string, Tensor>& inputs) {
-  Run r;
-  std::exception_ptr errors[2];
-  auto body = [&](int s) {
+  Spill spill;
+  int64_t order = 0;
+  auto in_model = [&](int s, auto&& body) {
     try {
-      EvalOptions o;
-      o.on_value = [this, &r, s](const std::string& n, const std::string& p, const Tensor& t) { arrive(r, s, n, p, t); };
-      evaluate(s == 0 ? a_ : b_, inputs, o);
-    } catch (const Stopped&) {
-    } catch (...) {
-      errors[s] = std::current_exception();
-      std::lock_guard<std::mutex> lock(r.m);
-      r.stop = true;
-    }
-    std::lock_guard<std::mutex> lock(r.m);
-    r.running[s] = false;
-    r.cv.notify_all();
-  };
-  std::thread other(body, 1);
-  body(0);
-  other.join();
-  for (int s = 0; s < 2; ++s) {
-    if (!errors[s]) continue;
-    try {
-      std::rethrow_exception(errors[s]);
+      body();
     } catch (Error& e) {
       e.in_file((s == 0 ? a_ : b_).path.string());
       e.context(s == 0 ? "in the first model" : "in the second model, run on the inputs made for the first");
       throw;
     }
-  }
+  };
+  in_model(0, [&] {
+    EvalOptions o;
+    o.on_value = [&](const std::string& n, const std::string& producer, const Tensor& t) {
+      auto c = canon_[0].find(n);
+      if (c != canon_[0].end()) spill.put(c->second, t, producer, order++);
+    };
+    evaluate(a_, inputs, o);
+  });
+  int b_only = 0;
+  in_model(1, [&] {
+    EvalOptions o;
+    o.on_value = [&](const std::string& n, const std::string& producer, const Tensor& t) {
+      auto c = canon_[1].find(n);
+      if (c == canon_[1].end()) return;
+      auto a = spill.take(c->second);
+      if (!a) {
+        ++b_only;
+        return;
+      }
+      peak_ = std::max(peak_, a->first.byte_size());
+      record(c->second, a->first, t, a->second.producer, producer, a->second.order);
+    };
+    evaluate(b_, inputs, o);
+  });
   ++data_sets_;
-  uncompared_ = std::max(uncompared_, static_cast<int>(r.kept[0].size() + r.kept[1].size()));
+  spilled_ = std::max(spilled_, spill.written());
+  uncompared_ = std::max(uncompared_, static_cast<int>(spill.left()) + b_only);
 }
 
 TraceResult Tracer::result() const {
@@ -188,6 +195,7 @@ TraceResult Tracer::result() const {
   out.data_sets = data_sets_;
   out.uncompared = uncompared_;
   out.peak_kept_bytes = peak_;
+  out.spilled_bytes = spilled_;
   for (size_t i = 0; i < out.values.size(); ++i) {
     if (!out.values[i].diff.diff.pass) {
       out.first = static_cast<int>(i);

@@ -1,5 +1,5 @@
 // Tracing where two models' numbers part: both run on the same inputs and
-// every value they share is compared as soon as both have produced it
+// every value they share is compared once both have produced it
 // (bnorm eval A --compare B --trace).
 //
 // Contract:
@@ -8,14 +8,12 @@
 //   object {new name: old name} that a transform writing the model records
 //   for values it renamed) maps its names back to the old ones. Graph outputs
 //   without a counterpart of that name pair by position, as in --compare.
-// - The models run in lockstep, each on its own thread, through the
-//   evaluator's on_value hook. A value is kept (copied) only until the other
-//   model produces its counterpart, then compared and dropped. Memory bound:
-//   a thread whose kept values exceed `budget_bytes` waits for the other one
-//   while that one is running and not itself waiting; so kept values stay
-//   under the budget (plus one value) except where the two models produce
-//   shared values in opposite orders, where a value waits for its
-//   counterpart whatever the budget (never a deadlock).
+// - The models run one after the other, A first. While A runs, each shared
+//   value it produces is written to an unnamed temporary file (TMPDIR,
+//   removed on exit or error); while B runs, each shared value it produces
+//   is compared with A's, read back, and both are dropped. Memory: a plain
+//   compare's (one model's run at a time) plus one of A's values; disk: A's
+//   shared values of one input set.
 // - B is compared against A (A's value is the expected one), element by
 //   element as compare() does, with model_compare_tolerance of A's type
 //   unless rtol/atol are given. Several data sets merge: maxima of the
@@ -24,7 +22,6 @@
 
 #include <array>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,12 +74,12 @@ struct TraceResult {
   std::vector<std::string> path;    // A's nodes from a graph input to the first divergence
   int data_sets = 0;
   int uncompared = 0;               // shared names only one model produced (max over sets)
-  size_t peak_kept_bytes = 0;       // most bytes of values waiting for a counterpart
+  size_t peak_kept_bytes = 0;       // most bytes of A's values in memory at once (read back for comparing)
+  size_t spilled_bytes = 0;         // bytes of A's values written to the temporary file (most over the sets)
 };
 
 struct TraceOptions {
   std::optional<double> rtol, atol;
-  size_t budget_bytes = size_t{16} << 20;
 };
 
 class Tracer {
@@ -93,21 +90,19 @@ class Tracer {
   TraceResult result() const;
 
  private:
-  struct Run;
-  void arrive(Run& r, int side, const std::string& name, const std::string& producer, const Tensor& t);
+  class Spill;
   void record(const std::string& key, const Tensor& a, const Tensor& b, const std::string& producer_a,
               const std::string& producer_b, int64_t order);
 
   const Model& a_;
   const Model& b_;
   TraceOptions options_;
-  std::mutex results_;  // record() runs on both threads
   std::map<std::string, std::string> canon_[2];  // produced name -> shared key
   std::map<std::string, std::string> names_[2];  // shared key -> name in that model
   std::map<std::string, size_t> index_;          // shared key -> values_
   std::vector<TracedValue> values_;
   int data_sets_ = 0, uncompared_ = 0;
-  size_t peak_ = 0;
+  size_t peak_ = 0, spilled_ = 0;
 };
 
 }  // namespace bnorm
