@@ -1,5 +1,5 @@
 // bnorm upgrade IN.onnx -o OUT.onnx | IN.onnx... --output-dir DIR  [--to N] [--inference] [--no-check] [--json]
-//   [--external-data NAME] [--verify [--seed S] [--dim NAME=VALUE]...]
+//   [--external-data NAME] [--verify [--seed S] [--dim NAME=VALUE]...] [--fuse-norms]
 // --verify runs the input and the converted model through the evaluator on
 // the same random inputs; outputs off beyond tolerance: exit 1, nothing written.
 #include <fmt/format.h>
@@ -27,6 +27,7 @@ struct UpgradeCliOptions {
   OutputOptions files;
   int64_t to = kUpgradeDefaultOpset;
   bool inference = false, no_check = false, json = false, verify = false;
+  bool fuse_norms = false;
   uint64_t seed = 0;
   std::vector<std::string> dims;
 };
@@ -77,9 +78,16 @@ nlohmann::json to_json(const UpgradeReport& r, const UpgradeCliOptions& o, const
     rewrites.push_back({{"graph", w.graph}, {"name", w.name}, {"label", w.label}, {"op", w.op}, {"what", w.what},
                         {"added", w.added}});
   }
-  return {{"input", job.input}, {"output", job.output}, {"from_opset", r.from_opset}, {"to_opset", r.to_opset},
-          {"from_ir", r.from_ir}, {"to_ir", r.to_ir}, {"checked", !o.no_check}, {"norm_nodes", nodes},
-          {"rewrites", rewrites}, {"made_inference", r.made_inference}, {"removed", r.removed}, {"warnings", r.warnings}};
+  nlohmann::json out{{"input", job.input}, {"output", job.output}, {"from_opset", r.from_opset}, {"to_opset", r.to_opset},
+                     {"from_ir", r.from_ir}, {"to_ir", r.to_ir}, {"checked", !o.no_check}, {"norm_nodes", nodes},
+                     {"rewrites", rewrites}, {"made_inference", r.made_inference}, {"removed", r.removed},
+                     {"warnings", r.warnings}};
+  if (o.fuse_norms) {
+    nlohmann::json missed = nlohmann::json::array();
+    for (const auto& m : r.not_fused) missed.push_back({{"graph", m.graph}, {"label", m.label}, {"op", m.op}, {"why", m.why}});
+    out["not_fused"] = missed;
+  }
+  return out;
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -109,6 +117,10 @@ void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJ
   for (const auto& w : r.rewrites) {
     std::cout << fmt::format("  {} ({}) {}{}\n", w.label, w.op, w.what, w.added.empty() ? "" : "; added " + join(w.added));
   }
+  for (const auto& m : r.not_fused) {
+    std::cout << fmt::format("  {} not fused into {}{}: {}\n", m.label, m.op, m.graph == "main" ? "" : " (" + m.graph + ")",
+                             m.why);
+  }
   if (!r.made_inference.empty()) std::cout << fmt::format("made inference (--inference): {}\n", join(r.made_inference));
   if (!r.removed.empty()) std::cout << fmt::format("removed, no longer read: {}\n", join(r.removed));
   std::cout << fmt::format("wrote {}{}\n", job.output, o.no_check ? " (not checked: --no-check)" : r.to_opset > kOnnxConverterMaxOpset ? " (passes bnorm's schema check)" : " (passes ONNX's checker)");
@@ -125,6 +137,7 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   UpgradeOptions options;
   options.target = opt.to;
   options.inference = opt.inference;
+  options.fuse_norms = opt.fuse_norms;
   const UpgradeReport r = upgrade_model(model, options);
   for (const auto& w : r.warnings) log().warn("{}", w);
   if (!opt.no_check) check_model_full(model.proto, model.dir());
@@ -158,6 +171,9 @@ Runner add_upgrade(CLI::App& app) {
   sub->add_option("--to", opt->to, "Target opset, 1 to 23 (default 15), lower or higher than the model's");
   sub->add_flag("--inference", opt->inference,
                 "The model is an inference model: training BatchNormalization nodes become inference nodes");
+  sub->add_flag("--fuse-norms", opt->fuse_norms,
+                "Replace LayerNormalization, RMSNormalization and GroupNormalization decompositions by the op where "
+                "the target opset has it (17, 23, 18); the report names each fusion and each one left, with why");
   sub->add_flag("--no-check", opt->no_check, "Do not run ONNX's checker (with full shape inference) on the result");
   sub->add_flag("--verify", opt->verify,
                 "Run the input and the converted model on the same random inputs; exit 1 (and write nothing) if an "

@@ -15,6 +15,7 @@
 #include "model/prune.h"
 #include "model/tensor_proto.h"
 #include "model/node_label.h"
+#include "transforms/fuse_norms.h"
 #include "transforms/upgrade_high.h"
 #include "transforms/upgrade_onnx.h"
 #include "transforms/upgrade_schema.h"
@@ -343,6 +344,7 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
     convert_low(model, from, onnx_max, options, r);
     convert_high(model.proto, onnx_max, to, r);
   }
+  if (options.fuse_norms) fuse_norms(model.proto, model.dir(), r);  // at the target: the fused ops are written there
   // IR: what the target needs and the model's element types need; at
   // targets <= 17 never lower than the input's up to 8 (what opset 17 needs
   // and ONNX 1.12's checker reads: an IR 8 model at 15 going to 9 stays 8,

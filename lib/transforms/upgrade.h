@@ -30,6 +30,7 @@ inline constexpr int64_t kOnnxConverterMaxOpset = 17;
 struct UpgradeOptions {
   int64_t target = kUpgradeDefaultOpset;  // kUpgradeMinOpset .. kUpgradeMaxOpset
   bool inference = false;  // the model is an inference model: training nodes become inference nodes
+  bool fuse_norms = false;  // --fuse-norms: normalization decompositions become the op (fuse_norms.h)
 };
 
 // A node other than BN/IN that bnorm converted itself (Softmax 12 -> 13, ...).
@@ -37,6 +38,11 @@ struct OpRewrite {
   std::string graph, name, op, what;
   std::vector<std::string> added;
   std::string label;  // model/node_label.h
+};
+
+// A normalization decomposition --fuse-norms recognised and left as it is.
+struct FuseMiss {
+  std::string graph, label, op, why;  // label: the decomposition's first node; op: what it would become
 };
 
 struct UpgradeReport {
@@ -47,6 +53,7 @@ struct UpgradeReport {
   std::vector<std::string> made_inference;  // labels of the nodes --inference changed
   std::vector<std::string> removed;         // constants the conversion stopped reading, removed
   std::vector<std::string> warnings;        // every node warning, with the node named
+  std::vector<FuseMiss> not_fused;          // --fuse-norms: decompositions left, and why
 };
 
 // Converts `model` in place. Up to opset 17, ONNX 1.12's converter with

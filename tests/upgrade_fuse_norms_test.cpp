@@ -1,0 +1,448 @@
+// upgrade --fuse-norms (lib/transforms/fuse_norms.cpp, steps/fuse_*.cpp):
+// decompositions as exporters write them, generated here, become
+// LayerNormalization / RMSNormalization / GroupNormalization at the target
+// opset, with the same outputs through the evaluator; near misses are left
+// and reported with their reason.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/test_graph.h"
+#include "model/tensor_proto.h"
+#include "support.h"
+#include "upgrade_support.h"
+
+namespace bnorm::test {
+
+namespace {
+
+const int kF32 = static_cast<int>(DType::float32);
+
+Model with_ir(Model m, int64_t ir) {
+  m.proto.set_ir_version(ir);
+  m.proto.mutable_graph()->set_name("g");
+  return m;
+}
+
+// A LayerNormalization decomposition as PyTorch exports it before opset 17.
+struct LnSpec {
+  std::vector<int64_t> dims{2, 3, 8};
+  std::vector<int64_t> axes{-1};
+  bool scale = true, bias = true;
+  bool pow = true;          // Pow(D, 2), else Mul(D, D)
+  bool div = true;          // Div(D, S), else Mul(D, Reciprocal(S))
+  bool eps_input = false;   // epsilon a graph input, not a constant
+  bool d_output = false;    // D also a graph output (a second reader)
+  int64_t opset = 15;
+};
+
+Model layernorm_model(const LnSpec& s) {
+  GraphBuilder b(s.opset);
+  b.input("x", DType::float32, s.dims);
+  int64_t size = 1;
+  std::vector<int64_t> norm_dims;
+  for (int64_t a : s.axes) {
+    const int64_t axis = a < 0 ? a + static_cast<int64_t>(s.dims.size()) : a;
+    norm_dims.push_back(s.dims[axis]);
+    size *= s.dims[axis];
+  }
+  auto mean = [&](const std::string& in, const std::string& out, const std::string& name) {
+    onnx::NodeProto& n = b.node("ReduceMean", {in}, {out}, name);
+    set_ints(n, "axes", s.axes);
+  };
+  mean("x", "mean", "/ln/ReduceMean");
+  b.node("Sub", {"x", "mean"}, {"d"}, "/ln/Sub");
+  if (s.pow) {
+    b.initializer("two", f32({}, {2.0}));
+    b.node("Pow", {"d", "two"}, {"sq"}, "/ln/Pow");
+  } else {
+    b.node("Mul", {"d", "d"}, {"sq"}, "/ln/Square");
+  }
+  mean("sq", "var", "/ln/ReduceMean_1");
+  if (s.eps_input) {
+    b.input("eps", DType::float32, {});
+  } else {
+    b.initializer("eps", f32({}, {1e-5}));
+  }
+  b.node("Add", {"var", "eps"}, {"ve"}, "/ln/Add");
+  b.node("Sqrt", {"ve"}, {"sd"}, "/ln/Sqrt");
+  if (s.div) {
+    b.node("Div", {"d", "sd"}, {"n"}, "/ln/Div");
+  } else {
+    b.node("Reciprocal", {"sd"}, {"inv"}, "/ln/Reciprocal");
+    b.node("Mul", {"inv", "d"}, {"n"}, "/ln/Mul_inv");
+  }
+  std::string y = "n";
+  if (s.scale) {
+    b.initializer("gamma", random_tensor(DType::float32, norm_dims, 3));
+    b.node("Mul", {y, "gamma"}, {"scaled"}, "/ln/Mul");
+    y = "scaled";
+  }
+  if (s.bias) {
+    b.initializer("beta", random_tensor(DType::float32, norm_dims, 4));
+    b.node("Add", {y, "beta"}, {"biased"}, "/ln/Add_1");
+    y = "biased";
+  }
+  b.node("Relu", {y}, {"y"}, "relu");
+  add_output(b.graph(), "y", DType::float32, s.dims);
+  if (s.d_output) add_output(b.graph(), "d", DType::float32, s.dims);
+  (void)size;
+  return with_ir(b.model(), s.opset >= 15 ? 8 : 7);
+}
+
+// An RMSNormalization decomposition (Llama-style when `cast`: X float16).
+struct RmsSpec {
+  std::vector<int64_t> dims{2, 4, 8};
+  bool pow = true, div = true, scale = true, cast = false;
+  int64_t opset = 15;
+};
+
+Model rmsnorm_model(const RmsSpec& s) {
+  GraphBuilder b(s.opset);
+  const DType t = s.cast ? DType::float16 : DType::float32;
+  b.input("x", t, s.dims);
+  std::string x = "x";
+  if (s.cast) {
+    set_attr(b.node("Cast", {"x"}, {"xf"}, "/rms/Cast"), "to", int64_t{kF32});
+    x = "xf";
+  }
+  if (s.pow) {
+    b.initializer("two", f32({}, {2.0}));
+    b.node("Pow", {x, "two"}, {"sq"}, "/rms/Pow");
+  } else {
+    b.node("Mul", {x, x}, {"sq"}, "/rms/Square");
+  }
+  set_ints(b.node("ReduceMean", {"sq"}, {"ms"}, "/rms/ReduceMean"), "axes", {-1});
+  b.initializer("eps", f32({}, {1e-6}));
+  b.node("Add", {"ms", "eps"}, {"mse"}, "/rms/Add");
+  b.node("Sqrt", {"mse"}, {"rms"}, "/rms/Sqrt");
+  if (s.div) {
+    b.node("Div", {x, "rms"}, {"n"}, "/rms/Div");
+  } else {
+    b.node("Reciprocal", {"rms"}, {"inv"}, "/rms/Reciprocal");
+    b.node("Mul", {x, "inv"}, {"n"}, "/rms/Mul");
+  }
+  std::string y = "n";
+  if (s.cast) {
+    set_attr(b.node("Cast", {"n"}, {"nh"}, "/rms/Cast_1"), "to", int64_t{static_cast<int>(DType::float16)});
+    y = "nh";
+  }
+  if (s.scale) {
+    b.initializer("w", random_tensor(t, {s.dims.back()}, 5));
+    b.node("Mul", {"w", y}, {"scaled"}, "/rms/Mul_1");
+    y = "scaled";
+  }
+  b.node("Identity", {y}, {"y"}, "out");
+  add_output(b.graph(), "y", t, s.dims);
+  return with_ir(b.model(), 8);
+}
+
+// GroupNormalization as Reshape -> InstanceNormalization -> Reshape -> Mul -> Add.
+Model groupnorm_model(const std::vector<double>& scale, int64_t opset = 15) {
+  GraphBuilder b(opset);
+  const std::vector<int64_t> dims{2, 6, 4, 4};
+  b.input("x", DType::float32, dims);
+  b.initializer("gshape", i64({3}, {0, 3, -1}));
+  b.node("Reshape", {"x", "gshape"}, {"r"}, "/gn/Reshape");
+  b.initializer("ones", f32({3}, {1, 1, 1}));
+  b.initializer("zeros", f32({3}, {0, 0, 0}));
+  set_attr(b.node("InstanceNormalization", {"r", "ones", "zeros"}, {"in"}, "/gn/InstanceNormalization"), "epsilon",
+           1e-5f);
+  b.node("Shape", {"x"}, {"xshape"}, "/gn/Shape");
+  b.node("Reshape", {"in", "xshape"}, {"back"}, "/gn/Reshape_1");
+  b.initializer("gamma", f32({6, 1, 1}, scale));
+  b.node("Mul", {"back", "gamma"}, {"scaled"}, "/gn/Mul");
+  b.initializer("beta", f32({6, 1, 1}, {0.1, -0.2, 0.3, 0.3, -0.5, 0.6}));
+  b.node("Add", {"scaled", "beta"}, {"y"}, "/gn/Add");
+  add_output(b.graph(), "y", DType::float32, dims);
+  return with_ir(b.model(), 8);
+}
+
+Model fused(const Model& in, int64_t to, UpgradeReport* report = nullptr) {
+  Model out = in;
+  UpgradeOptions o;
+  o.target = to;
+  o.fuse_norms = true;
+  const UpgradeReport r = upgrade_model(out, o);
+  check_model_full(out.proto);
+  if (report) *report = r;
+  return out;
+}
+
+std::string fused_what(const UpgradeReport& r) {
+  for (const auto& w : r.rewrites)
+    if (w.what.rfind("fused ", 0) == 0) return w.what;
+  return "";
+}
+
+std::string why_not(const UpgradeReport& r, const std::string& op) {
+  for (const auto& m : r.not_fused)
+    if (m.op == op) return m.why;
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("--fuse-norms: PyTorch's LayerNormalization decomposition on rank 3, axis -1, becomes one LayerNormalization",
+          "[upgrade][fuse]") {
+  const int64_t to = GENERATE(17, 18, 21, 23);
+  const bool pow = GENERATE(true, false);
+  const bool div = GENERATE(true, false);
+  INFO("to " << to << " pow " << pow << " div " << div);
+  LnSpec s;
+  s.pow = pow;
+  s.div = div;
+  const Model in = layernorm_model(s);
+  UpgradeReport r;
+  const Model out = fused(in, to, &r);
+  CHECK(count_op(out, "LayerNormalization") == 1);
+  CHECK(count_op(out, "ReduceMean") == 0);
+  CHECK(count_op(out, "Sqrt") == 0);
+  CHECK(out.proto.graph().node_size() == 2);  // LayerNormalization, Relu
+  const auto& ln = first_node(out, "LayerNormalization");
+  CHECK(ln.name() == "/ln/LayerNormalization");
+  CHECK(attr_of(ln, "axis")->i() == -1);
+  CHECK(attr_of(ln, "epsilon")->f() == 1e-5f);
+  CHECK(ln.input_size() == 3);
+  CHECK(ln.input(1) == "gamma");
+  CHECK(ln.input(2) == "beta");
+  CHECK(r.not_fused.empty());
+  CHECK_THAT(fused_what(r), Catch::StartsWith(std::string("fused ReduceMean, Sub, ") + (pow ? "Pow" : "Mul") +
+                                              ", ReduceMean, Add, Sqrt, " + (div ? "Div" : "Reciprocal, Mul") +
+                                              ", Mul, Add into LayerNormalization (axis -1, epsilon 1e-05"));
+  CHECK(std::find(r.removed.begin(), r.removed.end(), "eps") != r.removed.end());
+  CHECK((std::find(r.removed.begin(), r.removed.end(), "two") != r.removed.end()) == pow);
+  expect_same_outputs(in, out);
+}
+
+TEST_CASE("--fuse-norms: LayerNormalization over the last 3 axes of rank 4, with and without Scale and B",
+          "[upgrade][fuse]") {
+  const bool scale = GENERATE(true, false);
+  const bool bias = GENERATE(true, false);
+  const bool positive = GENERATE(true, false);
+  INFO("scale " << scale << " bias " << bias << " positive axes " << positive);
+  LnSpec s;
+  s.dims = {2, 3, 4, 5};
+  s.axes = positive ? std::vector<int64_t>{1, 2, 3} : std::vector<int64_t>{-3, -2, -1};
+  s.scale = scale;
+  s.bias = bias;
+  s.opset = 13;
+  const Model in = layernorm_model(s);
+  UpgradeReport r;
+  const Model out = fused(in, 18, &r);
+  REQUIRE(count_op(out, "LayerNormalization") == 1);
+  const auto& ln = first_node(out, "LayerNormalization");
+  CHECK(attr_of(ln, "axis")->i() == -3);
+  CHECK(ln.input_size() == (bias ? 3 : 2));
+  if (!scale) {
+    // ones of the normalized shape [3, 4, 5], a new initializer
+    bool found = false;
+    for (const auto& t : out.proto.graph().initializer()) {
+      if (t.name() != ln.input(1)) continue;
+      found = true;
+      CHECK(std::vector<int64_t>(t.dims().begin(), t.dims().end()) == std::vector<int64_t>{3, 4, 5});
+    }
+    CHECK(found);
+    CHECK_THAT(fused_what(r), Catch::Contains("Scale of ones"));
+  }
+  expect_same_outputs(in, out);
+}
+
+TEST_CASE("--fuse-norms leaves a LayerNormalization decomposition that is not exact, and says why", "[upgrade][fuse]") {
+  LnSpec s;
+  std::string why;
+  SECTION("a second reader of x - mean") {
+    s.d_output = true;
+    why = "x - mean 'd' has another reader";
+  }
+  SECTION("axes that are not the trailing ones") {
+    s.axes = {1};
+    s.scale = s.bias = false;
+    why = "axes [1] are not the trailing axes of a rank-3 value";
+  }
+  SECTION("an epsilon that is not a constant") {
+    s.eps_input = true;
+    why = "epsilon 'eps' is not a constant";
+  }
+  const Model in = layernorm_model(s);
+  UpgradeReport r;
+  const Model out = fused(in, 17, &r);
+  CHECK(count_op(out, "LayerNormalization") == 0);
+  CHECK(count_op(out, "ReduceMean") == 2);
+  REQUIRE(r.not_fused.size() == 1);
+  CHECK(r.not_fused[0].op == "LayerNormalization");
+  CHECK(r.not_fused[0].label == "/ln/ReduceMean");
+  CHECK(r.not_fused[0].why == why);
+  CHECK(count_op(out, "RMSNormalization") == 0);
+  expect_same_outputs(in, out);
+}
+
+TEST_CASE("without --fuse-norms nothing is fused; below opset 17 --fuse-norms fuses nothing and says so",
+          "[upgrade][fuse]") {
+  const Model in = layernorm_model(LnSpec{});
+  UpgradeReport plain;
+  const Model kept = converted(in, 17, false, &plain);
+  CHECK(count_op(kept, "LayerNormalization") == 0);
+  CHECK(plain.not_fused.empty());
+  CHECK(fused_what(plain).empty());
+
+  UpgradeReport r;
+  const Model low = fused(in, 16, &r);
+  CHECK(count_op(low, "LayerNormalization") == 0);
+  CHECK(count_op(low, "ReduceMean") == 2);
+  CHECK(why_not(r, "LayerNormalization") == "LayerNormalization exists from opset 17; the target is 16");
+  REQUIRE(!r.warnings.empty());
+  CHECK_THAT(r.warnings.back(), Catch::Contains("nothing is fused"));
+  expect_same_outputs(in, low);
+}
+
+TEST_CASE("--fuse-norms: RMSNormalization decompositions become RMSNormalization at 23, and only there",
+          "[upgrade][fuse]") {
+  const bool pow = GENERATE(true, false);
+  const bool div = GENERATE(true, false);
+  const bool scale = GENERATE(true, false);
+  INFO("pow " << pow << " div " << div << " scale " << scale);
+  RmsSpec s;
+  s.pow = pow;
+  s.div = div;
+  s.scale = scale;
+  const Model in = rmsnorm_model(s);
+  UpgradeReport r;
+  const Model out = fused(in, 23, &r);
+  REQUIRE(count_op(out, "RMSNormalization") == 1);
+  CHECK(out.proto.graph().node_size() == 2);
+  const auto& rms = first_node(out, "RMSNormalization");
+  CHECK(attr_of(rms, "axis")->i() == -1);
+  CHECK(attr_of(rms, "epsilon")->f() == 1e-6f);
+  if (scale) CHECK(rms.input(1) == "w");
+  CHECK(count_op(out, "LayerNormalization") == 0);
+  expect_same_outputs(in, out);
+
+  UpgradeReport r22;
+  const Model at22 = fused(in, 22, &r22);
+  CHECK(count_op(at22, "RMSNormalization") == 0);
+  CHECK(why_not(r22, "RMSNormalization") == "RMSNormalization exists from opset 23; the target is 22");
+}
+
+TEST_CASE("--fuse-norms: a float16 RMS decomposition computed in float between Casts is fused; without the Casts it "
+          "is not", "[upgrade][fuse]") {
+  RmsSpec s;
+  s.cast = true;
+  const Model in = rmsnorm_model(s);
+  UpgradeReport r;
+  const Model out = fused(in, 23, &r);
+  REQUIRE(count_op(out, "RMSNormalization") == 1);
+  CHECK(count_op(out, "Cast") == 0);
+  CHECK(first_node(out, "RMSNormalization").input(0) == "x");
+  CHECK_THAT(fused_what(r), Catch::StartsWith("fused Cast, Pow, ReduceMean, Add, Sqrt, Div, Cast, Mul into "
+                                              "RMSNormalization"));
+  expect_same_outputs(in, out);
+
+  // float16 throughout: the statistics would be computed in another precision
+  Model half = in;
+  auto* g = half.proto.mutable_graph();
+  for (auto& n : *g->mutable_node())
+    for (auto& i : *n.mutable_input())
+      if (i == "xf") i = "x";
+  for (auto& n : *g->mutable_node())
+    for (auto& i : *n.mutable_input())
+      if (i == "nh") i = "n";
+  for (int i = g->node_size() - 1; i >= 0; --i)
+    if (g->node(i).op_type() == "Cast") g->mutable_node()->DeleteSubrange(i, 1);
+  for (auto& t : *g->mutable_initializer()) {
+    if (t.name() == "two" || t.name() == "eps") {
+      const Tensor v = decode_tensor(t);
+      Tensor h = Tensor::from_f64(DType::float16, v.dims, v.to_f64());
+      h.name = t.name();
+      t = to_proto(h);
+    }
+  }
+  UpgradeReport rh;
+  const Model outh = fused(half, 23, &rh);
+  CHECK(count_op(outh, "RMSNormalization") == 0);
+  CHECK(why_not(rh, "RMSNormalization") ==
+        "'x' is float16: the statistics are computed in float16, the fused op computes them in float (stash_type 1)");
+}
+
+TEST_CASE("--fuse-norms: Reshape, InstanceNormalization, Reshape, Mul, Add becomes GroupNormalization-21 per channel, "
+          "-18 per group when each group's values agree", "[upgrade][fuse]") {
+  const std::vector<double> per_channel{1.0, 2.0, 0.5, -1.0, 1.5, 0.25};
+  const Model in = groupnorm_model(per_channel);
+  UpgradeReport r;
+  const Model out = fused(in, 21, &r);
+  REQUIRE(count_op(out, "GroupNormalization") == 1);
+  CHECK(out.proto.graph().node_size() == 1);
+  const auto& gn = first_node(out, "GroupNormalization");
+  CHECK(attr_of(gn, "num_groups")->i() == 3);
+  CHECK_THAT(fused_what(r), Catch::Equals("fused Reshape, InstanceNormalization, Reshape, Shape, Mul, Add into "
+                                          "GroupNormalization (num_groups 3, epsilon 1e-05, scale and bias per channel)"));
+  expect_same_outputs(in, out);
+
+  UpgradeReport r18;
+  const Model at18 = fused(in, 18, &r18);
+  CHECK(count_op(at18, "GroupNormalization") == 0);
+  CHECK(count_op(at18, "InstanceNormalization") == 1);
+  CHECK(why_not(r18, "GroupNormalization") ==
+        "the scale differs within group 0: GroupNormalization-18 (opsets 18 to 20) has one value per group, "
+        "per-channel values need opset 21");
+  expect_same_outputs(in, at18);
+
+  const Model uniform = groupnorm_model({1.0, 1.0, 0.5, 0.5, 2.0, 2.0});
+  // the bias differs within groups too: make it uniform
+  Model u = uniform;
+  for (auto& t : *u.proto.mutable_graph()->mutable_initializer()) {
+    if (t.name() != "beta") continue;
+    Tensor b = Tensor::from_f64(DType::float32, {6, 1, 1}, {0.1, 0.1, -0.2, -0.2, 0.3, 0.3});
+    b.name = "beta";
+    t = to_proto(b);
+  }
+  UpgradeReport ru;
+  const Model gn18 = fused(u, 19, &ru);
+  REQUIRE(count_op(gn18, "GroupNormalization") == 1);
+  const auto& g18 = first_node(gn18, "GroupNormalization");
+  for (const auto& t : gn18.proto.graph().initializer()) {
+    if (t.name() == g18.input(1) || t.name() == g18.input(2)) CHECK(t.dims(0) == 3);
+  }
+  expect_same_outputs(u, gn18);
+
+  UpgradeReport r17;
+  const Model at17 = fused(u, 17, &r17);
+  CHECK(count_op(at17, "GroupNormalization") == 0);
+  CHECK(why_not(r17, "GroupNormalization") == "GroupNormalization exists from opset 18; the target is 17");
+}
+
+TEST_CASE("upgrade --fuse-norms --verify exits 0, prints the fusion and lists it in the JSON", "[cli][upgrade][fuse]") {
+  TempDir tmp;
+  LnSpec s;
+  Model in = layernorm_model(s);
+  const auto path = (tmp / "ln.onnx").string();
+  save_model(in, path);
+  const auto r = run_cli({"upgrade", path, "-o", (tmp / "out.onnx").string(), "--to", "17", "--fuse-norms", "--verify"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("/ln/LayerNormalization (LayerNormalization) fused ReduceMean, Sub, Pow, ReduceMean, "
+                                    "Add, Sqrt, Div, Mul, Add into LayerNormalization (axis -1, epsilon 1e-05)"));
+  CHECK_THAT(r.out, Catch::Contains("verified"));
+  const Model written = load_model(tmp / "out.onnx");
+  CHECK(count_op(written, "LayerNormalization") == 1);
+
+  LnSpec miss;
+  miss.eps_input = true;
+  const auto path2 = (tmp / "miss.onnx").string();
+  Model missing = layernorm_model(miss);
+  save_model(missing, path2);
+  const auto j = run_cli({"upgrade", path2, "-o", (tmp / "out2.onnx").string(), "--to", "17", "--fuse-norms", "--json"});
+  INFO(j.out << j.err);
+  CHECK(j.exit_code == 0);
+  const auto doc = nlohmann::json::parse(j.out);
+  REQUIRE(doc["not_fused"].size() == 1);
+  CHECK(doc["not_fused"][0]["op"] == "LayerNormalization");
+  CHECK(doc["not_fused"][0]["label"] == "/ln/ReduceMean");
+  CHECK(doc["not_fused"][0]["why"] == "epsilon 'eps' is not a constant");
+  const auto text = run_cli({"upgrade", path2, "-o", (tmp / "out3.onnx").string(), "--to", "17", "--fuse-norms"});
+  CHECK_THAT(text.out, Catch::Contains("/ln/ReduceMean not fused into LayerNormalization: epsilon 'eps' is not a constant"));
+  const auto plain = run_cli({"upgrade", path2, "-o", (tmp / "out4.onnx").string(), "--to", "17", "--json"});
+  CHECK_FALSE(nlohmann::json::parse(plain.out).contains("not_fused"));
+}
+
+}  // namespace bnorm::test
