@@ -112,15 +112,17 @@ TEST_CASE("an inference BatchNormalization keeps its numbers between any two ver
   CHECK_FALSE(has_attr(bn, "training_mode"));
 }
 
-TEST_CASE("bfloat16 nodes move between 14 and 15 and are refused below 14", "[upgrade]") {
+TEST_CASE("bfloat16 nodes move between 14 and 15, compute in float between Casts below 14, and are refused there with --no-casts", "[upgrade]") {
   BnSpec s;
   s.opset = GENERATE(14, 15);
   s.type = DType::bfloat16;
   const Model in = bn_model(s);
   expect_same_outputs(in, converted(in, s.opset == 14 ? 15 : 14));
+  expect_same_outputs(in, converted(in, 13));  // upgrade_bf16_casts_test.cpp: the Casts, bit for bit
   Model m = in;
   UpgradeOptions o;
   o.target = 13;
+  o.casts = false;
   try {
     upgrade_model(m, o);
     FAIL("no error");

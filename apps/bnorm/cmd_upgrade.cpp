@@ -1,4 +1,4 @@
-// bnorm upgrade IN.onnx -o OUT.onnx | IN.onnx... --output-dir DIR  [--to N] [--inference] [--no-check] [--json]
+// bnorm upgrade IN.onnx -o OUT.onnx | IN.onnx... --output-dir DIR  [--to N] [--inference] [--no-casts] [--no-check] [--json]
 //   [--external-data NAME] [--verify [--seed S] [--dim NAME=VALUE]...] [--fuse-norms]
 // --verify runs the input and the converted model through the evaluator on
 // the same random inputs; outputs off beyond tolerance: exit 1, nothing written.
@@ -26,7 +26,7 @@ namespace {
 struct UpgradeCliOptions {
   OutputOptions files;
   int64_t to = kUpgradeDefaultOpset;
-  bool inference = false, no_check = false, json = false, verify = false;
+  bool inference = false, no_check = false, json = false, verify = false, no_casts = false;
   bool fuse_norms = false;
   uint64_t seed = 0;
   std::vector<std::string> dims;
@@ -137,6 +137,7 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   UpgradeOptions options;
   options.target = opt.to;
   options.inference = opt.inference;
+  options.casts = !opt.no_casts;
   options.fuse_norms = opt.fuse_norms;
   const UpgradeReport r = upgrade_model(model, options);
   for (const auto& w : r.warnings) log().warn("{}", w);
@@ -171,6 +172,9 @@ Runner add_upgrade(CLI::App& app) {
   sub->add_option("--to", opt->to, "Target opset, 1 to 23 (default 15), lower or higher than the model's");
   sub->add_flag("--inference", opt->inference,
                 "The model is an inference model: training BatchNormalization nodes become inference nodes");
+  sub->add_flag("--no-casts", opt->no_casts,
+                "Going down, refuse (naming every node) instead of computing bfloat16 nodes in float between Casts "
+                "where the target version of their op has no bfloat16");
   sub->add_flag("--fuse-norms", opt->fuse_norms,
                 "Replace LayerNormalization, RMSNormalization and GroupNormalization decompositions by the op where "
                 "the target opset has it (17, 23, 18); the report names each fusion and each one left, with why");

@@ -16,6 +16,7 @@
 #include "model/tensor_proto.h"
 #include "model/node_label.h"
 #include "transforms/fuse_norms.h"
+#include "transforms/upgrade_bf16.h"
 #include "transforms/upgrade_high.h"
 #include "transforms/upgrade_onnx.h"
 #include "transforms/upgrade_schema.h"
@@ -44,6 +45,7 @@ void check_opsets(int64_t from, int64_t to) {
 // The first opset with an op that takes each element type newer than the
 // IR 3 ones: a tensor of that type at a lower target has no op to go to.
 int first_opset_of_type(int32_t t) {
+  if (t == 16) return 13;              // bfloat16
   if (t >= 17 && t <= 20) return 19;  // float8
   if (t == 21 || t == 22) return 21;  // uint4, int4
   if (t == 23) return 23;             // float4e2m1
@@ -81,8 +83,9 @@ std::vector<std::string> type_blockers(const onnx::ModelProto& m, int64_t to) {
   for (const auto& [t, where] : declared_types(m)) {
     const int first = first_opset_of_type(t);
     if (first <= to || !seen.insert(where).second) continue;
-    out.push_back(fmt::format("{} is {}, a type no op has before opset {} (IR {})", where, tensor_type_name(t), first,
-                              ir_version_of_type(t)));
+    const int64_t ir = ir_version_of_type(t);
+    out.push_back(fmt::format("{} is {}, a type no op has before opset {}{}", where, tensor_type_name(t), first,
+                              ir > 3 ? fmt::format(" (IR {})", ir) : ""));
   }
   return out;
 }
@@ -330,6 +333,7 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
     throw Error(ErrorKind::unsupported, fmt::format("the model cannot be converted to opset {}:\n  {}", to,
                                                     fmt::join(blockers, "\n  ")));
   }
+  upgrade_detail::cast_bf16_sites(model.proto, from, to, options.casts, r);
   const int64_t onnx_max = kOnnxConverterMaxOpset;
   if (from <= onnx_max && to <= onnx_max) {
     convert_low(model, from, to, options, r);

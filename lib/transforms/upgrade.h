@@ -30,6 +30,10 @@ inline constexpr int64_t kOnnxConverterMaxOpset = 17;
 struct UpgradeOptions {
   int64_t target = kUpgradeDefaultOpset;  // kUpgradeMinOpset .. kUpgradeMaxOpset
   bool inference = false;  // the model is an inference model: training nodes become inference nodes
+  // Going down below the version where an op gained bfloat16, its bfloat16
+  // nodes compute in float between Casts (upgrade_bf16.h); false
+  // (--no-casts): one Error naming every such node instead.
+  bool casts = true;
   bool fuse_norms = false;  // --fuse-norms: normalization decompositions become the op (fuse_norms.h)
 };
 

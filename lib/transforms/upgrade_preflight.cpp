@@ -6,11 +6,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "model/node_label.h"
 #include "model/norm_op.h"
 #include "model/op_versions.h"
 #include "transforms/upgrade.h"
+#include "transforms/upgrade_bf16.h"
 #include "transforms/upgrade_high.h"
 #include "transforms/upgrade_onnx.h"
 #include "transforms/upgrade_versions.h"
@@ -64,6 +67,21 @@ void plan_low(const Model& model, int64_t from, int64_t to, UpgradePlan& plan) {
   });
 }
 
+// Nodes that compute in float between Casts (upgrade_bf16.h): the plan
+// says so, and their bfloat16 is no blocker.
+void note_bf16_casts(const std::vector<Bf16Site>& sites, UpgradePlan& plan) {
+  for (const auto& site : sites) {
+    for (auto& p : plan.nodes) {
+      if (p.graph != site.graph || p.label != site.label) continue;
+      const std::string line = "casts bfloat16 <-> float (" + site.what + ")";
+      if (std::find(p.changes.begin(), p.changes.end(), line) != p.changes.end()) continue;
+      p.changes.push_back(line);
+      p.by = "bnorm";
+      if (p.blocker.find("bfloat16") != std::string::npos) p.blocker.clear();
+    }
+  }
+}
+
 }  // namespace
 
 UpgradePlan plan_upgrade_model(const Model& model, int64_t target) {
@@ -77,10 +95,12 @@ UpgradePlan plan_upgrade_model(const Model& model, int64_t target) {
   }
   const int64_t from = plan.from_opset, mid = kOnnxConverterMaxOpset;
   plan.blockers = type_blockers(model.proto, target);
+  const std::vector<Bf16Site> casts = bf16_sites(model.proto, from, target);
   if (from > mid || target > mid) {
     // The part above 17, node by node; the part below (if any) as a whole below.
     const int64_t hi_from = std::max(from, mid), hi_to = std::max(target, mid);
     for (auto& p : plan_high(model.proto, hi_from, hi_to)) plan.nodes.push_back(std::move(p));
+    note_bf16_casts(casts, plan);
     for (const auto& p : plan.nodes) {
       if (!p.blocker.empty()) plan.blockers.push_back(fmt::format("{} ({}-{}): {}", p.quoted, p.op, p.from, p.blocker));
     }
@@ -89,6 +109,7 @@ UpgradePlan plan_upgrade_model(const Model& model, int64_t target) {
     const int64_t lo_from = std::min(from, mid), lo_to = std::min(target, mid);
     plan_low(model, lo_from, lo_to, plan);
   }
+  note_bf16_casts(casts, plan);
   if (plan.blockers.empty()) {
     Model copy = model;
     UpgradeOptions o;

@@ -22,6 +22,10 @@
 #include "model/norm_op.h"
 #include "model/tensor.h"
 
+namespace bnorm {
+struct OpSchemaInfo;  // transforms/upgrade_schema.h
+}
+
 namespace bnorm::steps {
 
 // What happened to one normalization node, for the report.
@@ -99,6 +103,23 @@ void pad_outputs(NormSite& s, int count);
 void unify_types(NormSite& s, const std::vector<std::vector<int>>& groups);
 // Error(unsupported) when an input or output of the node is bfloat16.
 void refuse_bfloat16(const NormSite& s, int target_version);
+
+// bfloat16 through float (steps/bf16_casts.cpp): going down below the
+// version where the op gained bfloat16, the node computes in float between
+// Casts. match_bf16_casts is pure: the inputs and outputs to cast (`at`:
+// the node's schema now, `target`: at the target), empty when none or the
+// op is not one whose bfloat16 node computes in float; Error(unsupported)
+// naming the node when the target opset is below 13.
+struct Bf16Casts {
+  std::vector<int> inputs, outputs;
+  bool empty() const { return inputs.empty() && outputs.empty(); }
+};
+bool computes_bf16_in_float(const std::string& op);
+Bf16Casts match_bf16_casts(const NormSite& s, const OpSchemaInfo& at, const OpSchemaInfo& target);
+void cast_bf16_through_float(NormSite& s, const Bf16Casts& c);
+// "InstanceNormalization-6 has no bfloat16; inputs 'x', ... to float; output
+// 'y' back to bfloat16", for reports, plans and errors.
+std::string describe_bf16_casts(const NormSite& s, const Bf16Casts& c, int target_version);
 
 // The steps. `up` moves the site from `from` to `to`, `down` back.
 void bn_1_6_up(NormSite&);
