@@ -13,6 +13,7 @@
 #include "model/node_label.h"
 #include "model/norm_op.h"
 #include "model/onnx_guards.h"
+#include "transforms/steps/onnx_gaps.h"
 #include "transforms/steps/step.h"
 #include "model/graph_index.h"
 #include "model/op_versions.h"
@@ -88,7 +89,7 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (n.op_type() == "Dropout") return steps::schema_version("Dropout", from) != steps::schema_version("Dropout", to);
   if (n.op_type() == "Cast") return crosses(6);
   if (n.op_type() == "Pad") return crosses(2) || crosses(11);
-  if (n.op_type() == "Split") return crosses(13);
+  if (n.op_type() == "Split") return crosses(13) || crosses(11);
   if (n.op_type() == "Clip") return crosses(11);
   if (n.op_type() == "Slice") return crosses(10) || crosses(11);
   if (n.op_type() == "TopK") return crosses(10) || crosses(11);
@@ -96,6 +97,15 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (n.op_type() == "Constant") return to < 9 && from >= 9 && steps::constant_needs_initializer(n);
   if (n.op_type() == "Resize") return to < from ? crosses(10) || crosses(11) || crosses(13) : crosses(11);
   if (n.op_type() == "Upsample") return (from >= 7 && to >= 10) || (std::min(from, to) >= 7 && crosses(9));
+  // ONNX 1.12's missing or wrong adapters (steps/onnx_gaps.h).
+  const std::string& op = n.op_type();
+  if (steps::axis_11_op(op)) return crosses(11) || (op == "ReduceSum" && crosses(13));
+  for (const char* o : {"Equal", "Greater", "Less", "And", "Or", "Xor"})
+    if (op == o) return crosses(7);
+  if (op == "RNN" || op == "LSTM") return crosses(7);
+  if (op == "GRU") return crosses(3) || crosses(7);
+  if (op == "RoiAlign") return crosses(16);
+  if (op == "QuantizeLinear" || op == "DequantizeLinear") return crosses(13);
   return false;
 }
 

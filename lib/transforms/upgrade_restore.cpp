@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "model/model.h"
 #include "model/node_label.h"
+#include "transforms/steps/onnx_gaps.h"
 #include "transforms/upgrade_plan.h"
 
 namespace bnorm::upgrade_detail {
@@ -92,7 +93,15 @@ void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   const std::string& op = s.node.op_type();
   if (op == "Dropout") steps::dropout_convert(s, ctx.inference);
   else if (op == "Cast") steps::cast_convert(s);
-  else if (op == "Split") steps::split_convert(s);
+  else if (op == "Split") {
+    steps::split_convert(s);
+    steps::axis_11_normalize(s);
+  } else if (steps::axis_11_op(op)) steps::axis_11_convert(s);
+  else if (op == "Equal" || op == "Greater" || op == "Less" || op == "And" || op == "Or" || op == "Xor") {
+    steps::compare_7_convert(s);
+  } else if (op == "RNN" || op == "GRU" || op == "LSTM") steps::rnn_convert(s);
+  else if (op == "RoiAlign") steps::roialign_convert(s);
+  else if (op == "QuantizeLinear" || op == "DequantizeLinear") steps::quantize_linear_convert(s);
   else if (op == "Clip") steps::clip_convert(s);
   else if (op == "Slice") steps::slice_convert(s);
   else if (op == "TopK") steps::topk_convert(s);
