@@ -174,7 +174,7 @@ TEST_CASE("the trace pairs values through the model's bnorm.renames map", "[cli]
   CHECK(paired);
 }
 
-TEST_CASE("the trace aggregates input sets and keeps few values waiting", "[cli][trace]") {
+TEST_CASE("the trace aggregates input sets and holds one of the first model's values at a time", "[cli][trace]") {
   TempDir tmp;
   Model planted = network(true);
   save_model(planted, tmp / "planted.onnx");
@@ -275,4 +275,38 @@ TEST_CASE("diff_values counts errors per decade, ULPs, channel maxima and the wo
   CHECK(error_bin_label(0) == "0");
   CHECK(error_bin_label(7) == "1e-7");
   CHECK(error_bin_label(kErrorBins - 1) == "NaN/inf");
+}
+
+TEST_CASE("a trace whose temporary file cannot grow (full disk) is exit 2 saying so, and leaves no file", "[cli][trace]") {
+  TempDir tmp;
+  Model planted = network(true);
+  save_model(planted, tmp / "planted.onnx");
+  save(network(false), tmp / "orig.onnx");
+  CliLimits limits;
+  limits.file_size = 2048;  // two of the 17 shared values (1 KiB each)
+  const auto r = run_cli({"eval", (tmp / "planted.onnx").string(), "--compare", (tmp / "orig.onnx").string(),
+                          "--trace", "--random", "1"},
+                         limits);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("could not write") && Catch::Contains("temporary file"));
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("a trace with TMPDIR that does not exist is an error naming it", "[trace]") {
+  TempDir tmp;
+  const Model planted = network(true);
+  const std::string missing = (tmp / "no such dir").string();
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  setenv("TMPDIR", missing.c_str(), 1);
+  Tracer t(planted, planted);
+  std::string message;
+  try {
+    t.run({{"x", filled({1, 3, 8, 8}, 5)}});
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  if (old) setenv("TMPDIR", saved.c_str(), 1);
+  else unsetenv("TMPDIR");
+  CHECK_THAT(message, Catch::Contains("cannot create a temporary file") && Catch::Contains(missing));
 }

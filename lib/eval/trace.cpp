@@ -6,7 +6,12 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -64,9 +69,9 @@ Tracer::Tracer(const Model& a, const Model& b, TraceOptions options) : a_(a), b_
   }
 }
 
-// A's shared values, written to an unnamed temporary file (std::tmpfile:
-// removed when closed, also when bnorm stops on an error) while A runs,
-// read back one at a time while B runs.
+// A's shared values, written to an unnamed temporary file (removed when
+// closed, also when bnorm stops on an error) while A runs, read back one at
+// a time while B runs.
 class Tracer::Spill {
  public:
   struct Entry {
@@ -78,8 +83,21 @@ class Tracer::Spill {
     int64_t order = 0;
   };
 
-  Spill() : f_(std::tmpfile()) {
-    if (!f_) throw Error(ErrorKind::input, "--trace cannot create a temporary file (TMPDIR) to hold the first model's values");
+  // In $TMPDIR (else /tmp), unlinked at once: nothing is left behind.
+  Spill() {
+    const char* env = std::getenv("TMPDIR");
+    const std::string dir = env && *env ? env : "/tmp";
+    std::string path = dir + "/bnorm-trace-XXXXXX";
+    const int fd = mkstemp(path.data());
+    if (fd >= 0) {
+      unlink(path.c_str());
+      f_ = fdopen(fd, "w+b");
+      if (!f_) close(fd);
+    }
+    if (!f_) {
+      throw Error(ErrorKind::input, fmt::format("--trace cannot create a temporary file in '{}' (TMPDIR) to hold the "
+                                                "first model's values: {}", dir, std::strerror(errno)));
+    }
   }
   ~Spill() { std::fclose(f_); }
   Spill(const Spill&) = delete;
@@ -116,7 +134,7 @@ class Tracer::Spill {
   size_t written() const { return static_cast<size_t>(end_); }
 
  private:
-  std::FILE* f_;
+  std::FILE* f_ = nullptr;
   long end_ = 0;
   std::unordered_map<std::string, Entry> entries_;
 };
