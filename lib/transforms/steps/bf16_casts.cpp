@@ -9,8 +9,8 @@
 // crosses its versions as any float node); an output nothing reads is
 // renamed and not cast back.
 //
-// Preconditions: the op is one whose bfloat16 node bnorm's evaluator
-// computes in float with one rounding per output element (list below), the
+// Preconditions: the op is in the list below (bfloat16 computed in float
+// with one rounding per output element, LpNormalization aside), the
 // target opset is 13 or more (bfloat16 exists from opset 13 on: Cast-13 is
 // the first op with it), and the target version allows float where it
 // lacks bfloat16. Which inputs and outputs: every one whose type parameter
@@ -20,11 +20,9 @@
 //
 // Formula: bfloat16 -> float is exact, so the node sees the same numbers;
 // it computes in float and its result is rounded once to bfloat16 by the
-// Cast back, which is what the evaluator does for the bfloat16 node
-// (docs/semantics.md, "bfloat16 through float"). Ops whose evaluator
-// computes in float64 (the trigonometric ops, Mish, LpNormalization's
-// siblings LRN and MVN never need it) would round twice; the list says
-// which are in and why.
+// Cast back, which is what the evaluator does for a bfloat16 node of the
+// ops listed below (docs/semantics.md, "bfloat16 through float"), but for
+// LpNormalization, whose evaluator rounds from float64 (see the list).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,9 +36,9 @@ namespace bnorm::steps {
 
 namespace {
 
-// The ops whose bfloat16 node computes in float, rounding once, so that the
-// casts give the evaluator's own result, and which gained bfloat16 at a
-// version >= 14 (so that a target >= 13 can lack it):
+// The ops that go through float, each with why the casts give the
+// evaluator's result for its bfloat16 node; those that matter gained
+// bfloat16 at a version >= 14 (so that a target >= 13 can lack it):
 //   BatchNormalization (14), InstanceNormalization (22): float, one rounding
 //     (eval/ops_norm.cpp, kernels with float parameters);
 //   LpNormalization (22): float64 with one rounding to the storage type
@@ -49,8 +47,8 @@ namespace {
 //     bfloat16 tie (at most one bfloat16 unit in the last place; listed as
 //     the normalization family, docs/semantics.md says so);
 //   LRN, MeanVarianceNormalization (13), GroupNormalization (18),
-//     LayerNormalization (17): bfloat16 at every version a target >= 13 can
-//     have; listed so that the whole family is, never a site;
+//     LayerNormalization (17): have bfloat16 at every version a target
+//     >= 13 reaches, so never a site; listed with their family;
 //   Elu, Selu, HardSigmoid, HardSwish, Softplus, Softsign, ThresholdedRelu
 //     (22), LeakyRelu (16): the activation kernels, float for bfloat16;
 //   PRelu (16): slope * x in float;
