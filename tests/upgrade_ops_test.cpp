@@ -325,3 +325,35 @@ TEST_CASE("Split-13 goes down and up by bnorm's own step: equal parts stay equal
   CHECK(first_node(u13, "Split").input_size() == 2);
   expect_same_outputs(u, u13);
 }
+
+TEST_CASE("sequence-typed graph outputs keep their type through ONNX's converter (it dropped them: checker refused)",
+          "[upgrade]") {
+  Model m = new_model(11);
+  add_input(m, "x", DType::float32, {2, 3});
+  auto& g = graph_of(m);
+  auto node = [&](const std::string& op, std::vector<std::string> in, std::vector<std::string> out) -> onnx::NodeProto& {
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    for (auto& i : in) n->add_input(i);
+    for (auto& o : out) n->add_output(o);
+    return *n;
+  };
+  node("SequenceConstruct", {"x"}, {"s"});
+  node("SequenceInsert", {"s", "x"}, {"s2"});
+  auto& cat = node("ConcatFromSequence", {"s2"}, {"y"});
+  auto* axis = cat.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  add_output(g, "y", DType::float32, {4, 3});
+  auto* seq = g.add_output();
+  seq->set_name("s2");
+  seq->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+      static_cast<int32_t>(DType::float32));
+  for (int64_t to : {13, 17, 11}) {
+    INFO("to opset " << to);
+    const Model out = converted(m, to);  // ONNX's full check
+    REQUIRE(out.proto.graph().output(1).type().has_sequence_type());
+    expect_same_outputs(m, out, {"y"});
+  }
+}

@@ -55,7 +55,15 @@ std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
   for (const auto& in : model.proto.graph().input()) {
     if (initializers.count(in.name()) || out.count(in.name())) continue;
     const auto& type = in.type();
-    if (!type.has_tensor_type() || !type.tensor_type().has_shape()) {
+    if (!type.has_tensor_type()) {
+      const char* kind = type.has_sequence_type() ? "a sequence" : type.has_optional_type() ? "an optional"
+                         : type.has_map_type()    ? "a map"      : "not a tensor";
+      throw Error(ErrorKind::unsupported,
+                  fmt::format("input '{}' is {}: random inputs are tensors only", in.name(), kind),
+                  "give it with --input NAME=FILE (a SequenceProto or OptionalProto .pb), or check the model with "
+                  "its test data: bnorm eval DIR");
+    }
+    if (!type.tensor_type().has_shape()) {
       throw Error(ErrorKind::usage, fmt::format("input '{}' has no declared tensor shape", in.name()),
                   "give it with --input NAME=FILE");
     }

@@ -18,6 +18,7 @@
 #include "transforms/fuse_norms.h"
 #include "transforms/upgrade_bf16.h"
 #include "transforms/upgrade_high.h"
+#include "transforms/upgrade_lower.h"
 #include "transforms/upgrade_onnx.h"
 #include "transforms/upgrade_schema.h"
 #include "transforms/upgrade_restore.h"
@@ -122,6 +123,30 @@ void keep_declared_value_info(onnx::ModelProto& out, const onnx::ModelProto& in)
     for (int i = vi->size() - 1; i >= 0; --i) {
       if (!declared.count(vi->Get(i).name())) vi->erase(vi->begin() + i);
     }
+  });
+}
+
+// ONNX's converter goes through its IR, whose values are tensors only: it
+// gives back graph inputs, outputs and value_info of sequence, optional and
+// map types with no type at all (the checker then refuses the model).
+// Each such declaration gets the type it had in the input, by graph and name.
+void restore_lost_types(onnx::ModelProto& out, const onnx::ModelProto& in) {
+  std::map<std::string, std::map<std::string, const onnx::TypeProto*>> declared;  // graph path -> name -> type
+  for_each_graph(in.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
+    auto& d = declared[path];
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+      for (const auto& v : *list)
+        if (v.has_type()) d.emplace(v.name(), &v.type());
+  });
+  for_each_graph_mut(*out.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
+    const auto d = declared.find(path);
+    if (d == declared.end()) return;
+    for (auto* list : {g.mutable_input(), g.mutable_output(), g.mutable_value_info()})
+      for (auto& v : *list) {
+        if (v.has_type() && v.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) continue;
+        const auto t = d->second.find(v.name());
+        if (t != d->second.end()) *v.mutable_type() = *t->second;
+      }
   });
 }
 
@@ -314,6 +339,7 @@ void convert_low(Model& model, int64_t from, int64_t to, const UpgradeOptions& o
   for (const auto& c : constants_read)
     if (!left.count(c)) r.removed.push_back(c);
   keep_declared_value_info(work, model.proto);
+  restore_lost_types(work, model.proto);
   set_default_opset(work, to);
   declare_uninferred_types(work, inferred, to);
   work.set_ir_version(std::max(work.ir_version(), required_ir_version(to)));
@@ -333,6 +359,7 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
     throw Error(ErrorKind::unsupported, fmt::format("the model cannot be converted to opset {}:\n  {}", to,
                                                     fmt::join(blockers, "\n  ")));
   }
+  lower_for_target(model.proto, from, to, r);  // ops that do not exist yet at the target, first
   upgrade_detail::cast_bf16_sites(model.proto, from, to, options.casts, r);
   const int64_t onnx_max = kOnnxConverterMaxOpset;
   if (from <= onnx_max && to <= onnx_max) {
