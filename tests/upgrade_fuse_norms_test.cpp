@@ -277,6 +277,34 @@ TEST_CASE("--fuse-norms leaves a LayerNormalization decomposition that is not ex
   expect_same_outputs(in, out);
 }
 
+TEST_CASE("--fuse-norms: a LayerNormalization decomposition of a Reshape's output is a LayerNormalization, not a "
+          "GroupNormalization left", "[upgrade][fuse]") {
+  LnSpec s;
+  s.dims = {2, 4, 6};
+  Model in = layernorm_model(s);
+  auto* g = in.proto.mutable_graph();
+  g->mutable_input(0)->set_name("x0");
+  auto* dims = g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(1)->set_dim_value(3);
+  dims->mutable_dim(2)->set_dim_value(8);
+  Tensor shape = Tensor::from_f64(DType::int64, {3}, {0, 4, -1});
+  shape.name = "tokens";
+  *g->add_initializer() = to_proto(shape);
+  auto* reshape = g->add_node();
+  reshape->set_op_type("Reshape");
+  reshape->set_name("reshape");
+  reshape->add_input("x0");
+  reshape->add_input("tokens");
+  reshape->add_output("x");
+  for (int i = g->node_size() - 1; i > 0; --i) g->mutable_node()->SwapElements(i, i - 1);
+  UpgradeReport r;
+  const Model out = fused(in, 17, &r);
+  CHECK(count_op(out, "LayerNormalization") == 1);
+  CHECK(count_op(out, "Reshape") == 1);
+  CHECK(r.not_fused.empty());
+  expect_same_outputs(in, out);
+}
+
 TEST_CASE("without --fuse-norms nothing is fused; below opset 17 --fuse-norms fuses nothing and says so",
           "[upgrade][fuse]") {
   const Model in = layernorm_model(LnSpec{});

@@ -86,6 +86,14 @@ std::string shape_back(const Graph& g, const onnx::NodeProto& reshape, const std
   return "";
 }
 
+// `v`, through at most a Mul and an Add (each alone reading it), is read by one Reshape alone.
+bool reshaped_back(const Graph& g, std::string v) {
+  for (const char* op : {"Mul", "Add"}) {
+    if (const auto* n = g.sole_consumer(v, op)) v = n->output(0);
+  }
+  return g.sole_consumer(v, "Reshape") != nullptr;
+}
+
 }  // namespace
 
 std::optional<Candidate> match_groupnorm(const Graph& g, const onnx::NodeProto& reshape) {
@@ -99,7 +107,9 @@ std::optional<Candidate> match_groupnorm(const Graph& g, const onnx::NodeProto& 
       StandardizeMatch m = match_standardize(g, *c, false);
       if (m.anchored) core = std::move(m);
     }
-    if (!core) return std::nullopt;
+    // A standardization of some other Reshape (a LayerNormalization of [B, T, -1], ...) is
+    // the LayerNormalization matcher's: only one whose value goes back through a Reshape is ours.
+    if (!core || !core->s || !reshaped_back(g, core->s->out())) return std::nullopt;
   }
   const auto shape = g.constant(reshape.input(1));
   if (!shape || shape->numel() != 3) return std::nullopt;
@@ -139,7 +149,6 @@ std::optional<Candidate> match_groupnorm(const Graph& g, const onnx::NodeProto& 
     fu.nodes.push_back(inorm);
     normalized = inorm->output(0);
   } else {
-    if (!core->s) return no(core->why);
     const Standardize& s = *core->s;
     if (s.count != 1) return no(fmt::format("the statistics are over {} axes of the reshaped value, not its last", s.count));
     if (!g.only_read_by(r, {s.mean, s.sub})) return no(fmt::format("the reshaped value '{}' has another reader", r));
