@@ -41,6 +41,9 @@ bool subset(std::vector<std::string> a, std::vector<std::string> b) {
 // as `value` and no sparse_value (Constant-11/-12).
 const std::set<std::pair<std::string, int>> kConditional{{"Constant", 11}, {"Constant", 12}, {"Gemm", 7},
                                                          {"Gemm", 11},     {"MaxPool", 10},  {"Reshape", 14}};
+// Type-only rows that also removed types: going down a node's types are
+// checked at the target (check_kept_types); going up (<= 17) is ONNX's adapter.
+const std::set<std::pair<std::string, int>> kTypesRemoved{{"Erf", 13}};
 
 }  // namespace
 
@@ -111,6 +114,7 @@ TEST_CASE("a type-only row keeps inputs, outputs and attributes and only adds el
       } else {
         CHECK(added.empty());
       }
+      if (kTypesRemoved.count({row.op, c.version})) continue;
       for (int i = 0; i < static_cast<int>(before->inputs.size()); ++i) CHECK(subset(before->allowed(true, i), now->allowed(true, i)));
       for (int i = 0; i < static_cast<int>(before->outputs.size()); ++i) CHECK(subset(before->allowed(false, i), now->allowed(false, i)));
     }

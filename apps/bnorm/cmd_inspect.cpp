@@ -122,7 +122,8 @@ void print_plan(const UpgradePlan& p) {
   for (const auto& b : p.blockers) std::cout << fmt::format("  blocks   {}\n", b);
   for (const auto& n : p.nodes) {
     if (!n.blocker.empty()) continue;
-    std::cout << fmt::format("  {:<8} {} ({}-{} -> {}){}\n", n.by, n.label, n.op, n.from, n.to,
+    std::cout << fmt::format("  {:<8} {} ({}-{} -> {}){}\n", n.by, n.label, n.op, n.from,
+                             n.to == 0 ? "none" : std::to_string(n.to),  // lowered: no version at the target
                              n.changes.empty() ? "" : ": " + join(n.changes, "; "));
   }
 }

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "core/error.h"
 #include "model/node_label.h"
@@ -15,6 +17,7 @@
 #include "transforms/upgrade.h"
 #include "transforms/upgrade_bf16.h"
 #include "transforms/upgrade_high.h"
+#include "transforms/upgrade_lower.h"
 #include "transforms/upgrade_onnx.h"
 #include "transforms/upgrade_versions.h"
 
@@ -51,7 +54,7 @@ void plan_low(const Model& model, int64_t from, int64_t to, UpgradePlan& plan) {
   for_each_graph(model.proto.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
     for (int i = 0; i < g.node_size(); ++i) {
       const onnx::NodeProto& n = g.node(i);
-      if (!is_default_domain(n.domain())) continue;
+      if (!is_default_domain(n.domain()) || is_lowered(n, plan.from_opset, plan.to_opset)) continue;
       const int vf = op_version_at(n.op_type(), from), vt = op_version_at(n.op_type(), to);
       if (vf == vt) continue;
       NodePlan p{path, node_label(n, i, path == "main" ? "" : path + "/"), quoted_label(n, i, path), n.op_type(), vf,
@@ -95,15 +98,23 @@ UpgradePlan plan_upgrade_model(const Model& model, int64_t target) {
   }
   const int64_t from = plan.from_opset, mid = kOnnxConverterMaxOpset;
   plan.blockers = type_blockers(model.proto, target);
-  const std::vector<Bf16Site> casts = bf16_sites(model.proto, from, target);
+  // Nodes lowered first (upgrade_lower.h); the other parts skip them.
+  std::set<std::pair<std::string, std::string>> lowered;
+  for (auto& p : plan_lowering(model.proto, from, target)) {
+    lowered.emplace(p.graph, p.label);
+    plan.nodes.push_back(std::move(p));
+  }
   if (from > mid || target > mid) {
     // The part above 17, node by node; the part below (if any) as a whole below.
     const int64_t hi_from = std::max(from, mid), hi_to = std::max(target, mid);
-    for (auto& p : plan_high(model.proto, hi_from, hi_to)) plan.nodes.push_back(std::move(p));
-    note_bf16_casts(casts, plan);
-    for (const auto& p : plan.nodes) {
-      if (!p.blocker.empty()) plan.blockers.push_back(fmt::format("{} ({}-{}): {}", p.quoted, p.op, p.from, p.blocker));
+    for (auto& p : plan_high(model.proto, hi_from, hi_to)) {
+      if (!lowered.count({p.graph, p.label})) plan.nodes.push_back(std::move(p));
     }
+  }
+  const std::vector<Bf16Site> casts = bf16_sites(model.proto, from, target);
+  note_bf16_casts(casts, plan);
+  for (const auto& p : plan.nodes) {
+    if (!p.blocker.empty()) plan.blockers.push_back(fmt::format("{} ({}-{}): {}", p.quoted, p.op, p.from, p.blocker));
   }
   if (std::min(from, mid) != std::min(target, mid) || (from <= mid && target <= mid)) {
     const int64_t lo_from = std::min(from, mid), lo_to = std::min(target, mid);

@@ -1,0 +1,165 @@
+// The lowering pass (upgrade_lower.h): finds the nodes to lower, runs each
+// one's lowering (steps/lower_*.cpp) on a steps::NormSite over the model
+// with shapes inferred, and splices the nodes in where the node was.
+#include "transforms/upgrade_lower.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "core/error.h"
+#include "model/graph_index.h"
+#include "model/infer.h"
+#include "model/node_label.h"
+#include "model/norm_op.h"
+#include "model/op_versions.h"
+#include "model/prune.h"
+#include "transforms/steps/lower.h"
+
+namespace bnorm::upgrade_detail {
+
+namespace {
+
+using LowerFn = void (*)(steps::NormSite&, int64_t);
+
+struct LowerRow {
+  const char* op;
+  int first;  // the op's first (non-experimental) version: lowered below it
+  LowerFn fn;
+};
+
+const LowerRow kLowerings[] = {
+    {"Gelu", 20, steps::lower_gelu_20},
+    {"LayerNormalization", 17, steps::lower_layernorm_17},
+    {"RMSNormalization", 23, steps::lower_rmsnorm_23},
+    {"GroupNormalization", 18, steps::lower_groupnorm_18},
+    {"MeanVarianceNormalization", 9, steps::lower_mvn_9},
+};
+
+const LowerRow* lowering_of(const onnx::NodeProto& n, int64_t from, int64_t to) {
+  if (to >= from || !is_default_domain(n.domain())) return nullptr;
+  for (const auto& row : kLowerings) {
+    if (n.op_type() == row.op && to < row.first && op_version_at(row.op, from) >= row.first) return &row;
+  }
+  return nullptr;
+}
+
+bool any_lowered(const onnx::ModelProto& m, int64_t from, int64_t to) {
+  bool found = false;
+  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
+    for (const auto& n : g.node()) found = found || lowering_of(n, from, to) != nullptr;
+  });
+  return found;
+}
+
+void collect_names(const onnx::ModelProto& m, steps::Env& env) {
+  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
+    for (const auto& v : g.input()) env.names.insert(v.name());
+    for (const auto& v : g.output()) {
+      env.names.insert(v.name());
+      env.used.insert(v.name());
+    }
+    for (const auto& v : g.value_info()) env.names.insert(v.name());
+    for (const auto& t : g.initializer()) env.names.insert(t.name());
+    for (const auto& n : g.node()) {
+      env.names.insert(n.name());
+      for (const auto& i : n.input()) env.used.insert(i);
+      for (const auto& o : n.output()) env.names.insert(o);
+    }
+  });
+}
+
+// Lowers (on `m`) every node to lower; one NodePlan each. `released`: the
+// inputs of the lowered nodes (constants no one reads afterwards go).
+void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& plans, std::vector<Error>& errors,
+         std::set<std::string>& released, UpgradeReport* r) {
+  const onnx::ModelProto inferred = with_inferred_shapes(m);
+  const GraphIndex index(inferred);
+  std::vector<const onnx::GraphProto*> originals;
+  for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) { originals.push_back(&g); });
+  steps::Env env;
+  env.index = &index;
+  collect_names(m, env);
+  size_t k = 0;
+  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
+    const onnx::GraphProto& orig = *originals.at(k++);
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    for (int i = 0; i < g.node_size(); ++i) {
+      onnx::NodeProto& n = *g.mutable_node(i);
+      const LowerRow* row = lowering_of(n, from, to);
+      if (!row) {
+        *nodes.Add() = std::move(n);
+        continue;
+      }
+      steps::NormSite s;
+      s.node = n;
+      s.version = op_version_at(n.op_type(), from);
+      s.target_opset = to;
+      s.scope = &index.scope_of(&orig.node(i));
+      s.env = &env;
+      NodePlan plan{path, node_label(n, i, path == "main" ? "" : path + "/"), quoted_label(n, i, path), n.op_type(),
+                    s.version, 0, "bnorm", {}, ""};
+      try {
+        row->fn(s, from);
+        plan.changes.push_back("lowered to " + steps::lowered_ops(s));
+      } catch (Error& e) {
+        plan.blocker = e.bare_message();
+        errors.push_back(e.context("in graph " + path));
+      }
+      if (plan.blocker.empty()) {
+        for (const auto& in : n.input()) released.insert(in);
+        for (auto& b : s.before) *nodes.Add() = std::move(b);
+        for (auto& t : s.initializers) *g.add_initializer() = std::move(t);
+        if (r) r->rewrites.push_back({path, n.name(), n.op_type(), plan.changes.front(), s.report.added, plan.label});
+      } else {
+        *nodes.Add() = std::move(n);
+      }
+      plans.push_back(std::move(plan));
+    }
+    g.mutable_node()->Swap(&nodes);
+  });
+}
+
+}  // namespace
+
+bool is_lowered(const onnx::NodeProto& n, int64_t from, int64_t to) { return lowering_of(n, from, to) != nullptr; }
+
+void lower_for_target(onnx::ModelProto& m, int64_t from, int64_t to, UpgradeReport& r) {
+  if (!any_lowered(m, from, to)) return;
+  onnx::ModelProto work = m;
+  std::vector<NodePlan> plans;
+  std::vector<Error> errors;
+  std::set<std::string> released;
+  UpgradeReport lowered;
+  run(work, from, to, plans, errors, released, &lowered);
+  if (errors.size() == 1) throw errors.front();
+  if (errors.size() > 1) {
+    std::vector<std::string> lines;
+    for (const auto& p : plans) {
+      if (!p.blocker.empty()) lines.push_back(fmt::format("{} ({}-{}): {}", p.quoted, p.op, p.from, p.blocker));
+    }
+    throw Error(ErrorKind::unsupported, fmt::format("{} nodes cannot be converted to opset {}:\n  {}", lines.size(), to,
+                                                    fmt::join(lines, "\n  ")));
+  }
+  const std::set<std::string> before = names_in_use(m);
+  remove_released(work, released);
+  const std::set<std::string> after = names_in_use(work);
+  const GraphIndex index(m);
+  for (const auto& name : released) {
+    if (before.count(name) && !after.count(name) && index.constant(index.main(), name)) r.removed.push_back(name);
+  }
+  for (auto& w : lowered.rewrites) r.rewrites.push_back(std::move(w));
+  m = std::move(work);
+}
+
+std::vector<NodePlan> plan_lowering(const onnx::ModelProto& m, int64_t from, int64_t to) {
+  std::vector<NodePlan> plans;
+  if (!any_lowered(m, from, to)) return plans;
+  onnx::ModelProto work = m;
+  std::vector<Error> errors;
+  std::set<std::string> released;
+  run(work, from, to, plans, errors, released, nullptr);
+  return plans;
+}
+
+}  // namespace bnorm::upgrade_detail
