@@ -305,6 +305,43 @@ TEST_CASE("--fuse-norms: a LayerNormalization decomposition of a Reshape's outpu
   expect_same_outputs(in, out);
 }
 
+TEST_CASE("--fuse-norms fuses inside If branches too", "[upgrade][fuse]") {
+  const Model ln = layernorm_model(LnSpec{});
+  GraphBuilder b(15);
+  b.input("x", DType::float32, {2, 3, 8});
+  b.initializer("cond", Tensor::from_f64(DType::boolean, {}, {1.0}));  // the then branch runs
+  onnx::NodeProto& node = b.node("If", {"cond"}, {"out"}, "if");
+  auto* then_branch = node.add_attribute();
+  then_branch->set_name("then_branch");
+  then_branch->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto& t = *then_branch->mutable_g();
+  t = ln.proto.graph();
+  t.set_name("then");
+  t.clear_input();
+  auto* else_branch = node.add_attribute();
+  else_branch->set_name("else_branch");
+  else_branch->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto& e = *else_branch->mutable_g();
+  e.set_name("else");
+  auto* id = e.add_node();
+  id->set_op_type("Identity");
+  id->add_input("x");
+  id->add_output("y_else");
+  add_output(e, "y_else", DType::float32, {2, 3, 8});
+  add_output(b.graph(), "out", DType::float32, {2, 3, 8});
+  const Model in = with_ir(b.model(), 8);
+  UpgradeReport r;
+  const Model out = fused(in, 17, &r);
+  const onnx::GraphProto& then_out = out.proto.graph().node(0).attribute(0).g();
+  int lns = 0;
+  for (const auto& n : then_out.node()) lns += n.op_type() == "LayerNormalization";
+  CHECK(lns == 1);
+  CHECK(then_out.node_size() == 2);
+  REQUIRE(!r.rewrites.empty());
+  CHECK(r.rewrites.back().graph == "main/if.then_branch");
+  expect_same_outputs(in, out);
+}
+
 TEST_CASE("without --fuse-norms nothing is fused; below opset 17 --fuse-norms fuses nothing and says so",
           "[upgrade][fuse]") {
   const Model in = layernorm_model(LnSpec{});

@@ -59,7 +59,7 @@ std::vector<const onnx::NodeProto*> Graph::consumers(const std::string& v) const
   const GraphIndex::Value* val = index->find(*scope, v);
   if (!val) return out;
   for (const auto& u : val->uses)
-    if (std::find(out.begin(), out.end(), u.node) == out.end()) out.push_back(u.node);
+    if (u.scope == scope && std::find(out.begin(), out.end(), u.node) == out.end()) out.push_back(u.node);
   return out;
 }
 

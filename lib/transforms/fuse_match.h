@@ -29,7 +29,7 @@ struct Graph {
 
   // The default-domain node of this graph producing `v` with op `op` (any op when empty); nullptr otherwise.
   const onnx::NodeProto* producer(const std::string& v, const std::string& op = "") const;
-  // The distinct nodes reading `v`, in this graph or its subgraphs.
+  // The distinct nodes of this graph reading `v` (readers in subgraphs are not listed; only_read_by sees them).
   std::vector<const onnx::NodeProto*> consumers(const std::string& v) const;
   // `v` is read only by `nodes` (and is no graph output).
   bool only_read_by(const std::string& v, const std::vector<const onnx::NodeProto*>& nodes) const;
