@@ -476,6 +476,86 @@ TEST_CASE("--fuse-norms: Reshape, InstanceNormalization, Reshape, Mul, Add becom
   CHECK(why_not(r17, "GroupNormalization") == "GroupNormalization exists from opset 18; the target is 17");
 }
 
+namespace {
+
+// One normalization op at its own opset, for the lower -> fuse round trip.
+Model norm_op_model(const std::string& op, int64_t opset, DType t, const std::vector<int64_t>& dims,
+                    const std::vector<std::vector<int64_t>>& params, bool stats = false) {
+  GraphBuilder b(opset);
+  b.input("x", t, dims);
+  std::vector<std::string> in{"x"};
+  for (size_t i = 0; i < params.size(); ++i) {
+    in.push_back("p" + std::to_string(i));
+    b.initializer(in.back(), random_tensor(t, params[i], static_cast<uint32_t>(10 + i)));
+  }
+  std::vector<std::string> out{"y"};
+  if (stats) out = {"y", "mean", "inv_std"};
+  onnx::NodeProto& n = b.node(op, in, out, "norm");
+  set_attr(n, "epsilon", 1e-3f);
+  add_output(b.graph(), "y", t, dims);
+  if (stats) {
+    std::vector<int64_t> sd = dims;
+    sd.back() = 1;
+    add_output(b.graph(), "mean", DType::float32, sd);
+    add_output(b.graph(), "inv_std", DType::float32, sd);
+  }
+  return with_ir(b.model(), required_ir_version(opset));
+}
+
+}  // namespace
+
+TEST_CASE("--fuse-norms undoes the lowering: LayerNormalization, RMSNormalization and GroupNormalization go down as "
+          "their function bodies and come back as the op", "[upgrade][fuse][lower]") {
+  Model in;
+  std::string op;
+  int64_t below = 0;
+  SECTION("LayerNormalization, float") {
+    in = norm_op_model("LayerNormalization", 17, DType::float32, {2, 3, 8}, {{8}, {8}});
+    op = "LayerNormalization";
+    below = 16;
+  }
+  SECTION("LayerNormalization with Mean and InvStdDev as outputs") {
+    in = norm_op_model("LayerNormalization", 17, DType::float32, {2, 3, 8}, {{8}}, true);
+    op = "LayerNormalization";
+    below = 15;
+  }
+  SECTION("LayerNormalization, float16 (the Cast frame)") {
+    in = norm_op_model("LayerNormalization", 17, DType::float16, {2, 5}, {{5}, {5}});
+    op = "LayerNormalization";
+    below = 16;
+  }
+  SECTION("RMSNormalization") {
+    in = norm_op_model("RMSNormalization", 23, DType::float32, {2, 3, 8}, {{8}});
+    op = "RMSNormalization";
+    below = 22;
+  }
+  SECTION("GroupNormalization-21, per channel") {
+    in = norm_op_model("GroupNormalization", 21, DType::float32, {2, 6, 3, 3}, {{6}, {6}});
+    set_attr(*in.proto.mutable_graph()->mutable_node(0), "num_groups", int64_t{3});
+    op = "GroupNormalization";
+    below = 17;
+  }
+  SECTION("GroupNormalization-18, per group") {
+    in = norm_op_model("GroupNormalization", 18, DType::float32, {2, 6, 3, 3}, {{3}, {3}});
+    set_attr(*in.proto.mutable_graph()->mutable_node(0), "num_groups", int64_t{3});
+    op = "GroupNormalization";
+    below = 17;
+  }
+  const int64_t at = default_opset(in.proto);
+  const Model low = converted(in, below);
+  REQUIRE(count_op(low, op) == 0);
+  UpgradeReport r;
+  const Model back = fused(low, at, &r);
+  INFO(fused_what(r));
+  for (const auto& m : r.not_fused) INFO(m.label << ": " << m.why);
+  CHECK(r.not_fused.empty());
+  REQUIRE(count_op(back, op) == 1);
+  CHECK(count_op(back, "ReduceMean") == 0);
+  CHECK(count_op(back, "LayerNormalization") == (op == "LayerNormalization" ? 1 : 0));
+  CHECK(first_node(back, op).output_size() == first_node(in, op).output_size());
+  expect_same_outputs(in, back);
+}
+
 TEST_CASE("upgrade --fuse-norms --verify exits 0, prints the fusion and lists it in the JSON", "[cli][upgrade][fuse]") {
   TempDir tmp;
   LnSpec s;
