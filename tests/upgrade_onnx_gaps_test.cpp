@@ -368,3 +368,115 @@ TEST_CASE("QuantizeLinear/DequantizeLinear 13+ -> 10: per-tensor scales as scala
   CHECK(e.find("dq_per_axis") != std::string::npos);
   CHECK(e.find("per-axis scale") != std::string::npos);
 }
+
+TEST_CASE("Max, Min, Mean, Sum 8 <-> 7: same shapes cross, broadcasting inputs are refused by name", "[upgrade][gaps]") {
+  Net n(13);
+  n.input("a", DType::float32, {2, 3});
+  n.input("b", DType::float32, {2, 3});
+  n.node("Max", {"a", "b"}, {"mx"}, "max");
+  n.node("Min", {"mx", "b"}, {"mn"}, "min");
+  n.node("Mean", {"mn", "a", "b"}, {"me"}, "mean");
+  n.node("Sum", {"me", "a"}, {"y"}, "sum");
+  add_output(n.g(), "y", DType::float32, {2, 3});
+  const Model down = through(n.m, {7, 6});
+  CHECK_FALSE(has_attr(first_node(down, "Max"), "broadcast"));  // ONNX's adapter wrote one Max-6 does not have
+  through(down, {8, 13});
+
+  Net wide(8);
+  wide.input("a", DType::float32, {2, 3});
+  wide.input("b", DType::float32, {3});
+  wide.node("Sum", {"a", "b"}, {"y"}, "sum_wide");
+  add_output(wide.g(), "y", DType::float32, {2, 3});
+  const std::string e = upgrade_error_of(wide.m, 7);
+  INFO(e);
+  CHECK(e.find("sum_wide") != std::string::npos);
+  CHECK(e.find("[2, 3], [3]") != std::string::npos);
+}
+
+TEST_CASE("Reshape 5 <-> 4: a constant shape input <-> the attribute (an initializer, listed as a graph input at IR 3)", "[upgrade][gaps]") {
+  Net n(13);
+  n.input("x", DType::float32, {2, 3});
+  n.init("shape", DType::int64, {2}, {3, -1});
+  n.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  add_output(n.g(), "y", DType::float32, {3, 2});
+  // Before: ONNX's adapter asserted (ir.h eraseOutput).
+  const Model down = through(n.m, {4, 1});
+  CHECK(first_node(down, "Reshape").input_size() == 1);
+  Model ir3 = down;
+  ir3.proto.set_ir_version(3);
+  const Model up = through(ir3, {5, 13});  // ONNX's adapter wrote an int64 Constant, which opset 5 does not allow
+  CHECK(first_node(up, "Reshape").input_size() == 2);
+
+  Net dyn(13);
+  dyn.input("x", DType::float32, {2, 3});
+  dyn.input("shape", DType::int64, {2});
+  dyn.node("Reshape", {"x", "shape"}, {"y"}, "reshape_dyn");
+  add_output(dyn.g(), "y", DType::float32, {3, 2});
+  const std::string e = upgrade_error_of(dyn.m, 4);
+  INFO(e);
+  CHECK(e.find("reshape_dyn") != std::string::npos);
+  CHECK(e.find("not a constant") != std::string::npos);
+}
+
+TEST_CASE("Split 1 <-> 2: a constant split input becomes the attribute; LpPool/GlobalLpPool 1 <-> 2: p float <-> int", "[upgrade][gaps]") {
+  Net n(1);
+  n.input("x", DType::float32, {1, 2, 4, 4});
+  n.init("sizes", DType::int64, {2}, {1, 3});
+  set_attr(n.node("Split", {"x", "sizes"}, {"s1", "s2"}, "split"), "axis", int64_t{3});
+  auto& lp = n.node("LpPool", {"s2"}, {"lp"}, "lppool");
+  set_ints_attr(lp, "kernel_shape", {2, 2});
+  set_attr(lp, "p", 3.0f);
+  set_attr(n.node("GlobalLpPool", {"s1"}, {"glp"}, "global_lppool"), "p", 1.0f);
+  add_output(n.g(), "lp", DType::float32, {1, 2, 3, 2});
+  add_output(n.g(), "glp", DType::float32, {1, 2, 1, 1});
+  // Before: "No Adapter From Version $1 for Split", "No Adapter For GlobalLpPool".
+  const Model up = through(n.m, {2, 13});
+  CHECK(int_of(up, "LpPool", "p") == 3);
+  CHECK(first_node(up, "Split").input_size() == 2);
+  const Model down = through(up, {2, 1});
+  CHECK(attr_of(first_node(down, "LpPool"), "p")->f() == 3.0f);
+
+  Net frac(1);
+  frac.input("x", DType::float32, {1, 1, 2, 2});
+  set_attr(frac.node("GlobalLpPool", {"x"}, {"y"}, "lp_frac"), "p", 1.5f);
+  add_output(frac.g(), "y", DType::float32, {1, 1, 1, 1});
+  const std::string e = upgrade_error_of(frac.m, 2);
+  INFO(e);
+  CHECK(e.find("lp_frac") != std::string::npos);
+  CHECK(e.find("not a whole number") != std::string::npos);
+}
+
+TEST_CASE("changes that only added types or documentation go down unchanged (Clip 6, Pow 12, NonMaxSuppression, MaxUnpool, LpPool 11)", "[upgrade][gaps]") {
+  Net n(12);
+  n.input("x", DType::float32, {1, 1, 4, 4});
+  auto& pool = n.node("MaxPool", {"x"}, {"p", "i"}, "pool");
+  set_ints_attr(pool, "kernel_shape", {2, 2});
+  set_ints_attr(pool, "strides", {2, 2});
+  auto& un = n.node("MaxUnpool", {"p", "i"}, {"u"}, "unpool");
+  set_ints_attr(un, "kernel_shape", {2, 2});
+  set_ints_attr(un, "strides", {2, 2});
+  auto& lp = n.node("LpPool", {"u"}, {"l"}, "lppool");
+  set_ints_attr(lp, "kernel_shape", {2, 2});
+  n.init("two", DType::float32, {}, {2});
+  n.node("Pow", {"l", "two"}, {"pw"}, "pow");
+  n.node("Clip", {"pw"}, {"y"}, "clip");
+  n.init("boxes", DType::float32, {1, 2, 4}, {0, 0, 1, 1, 0, 0.1, 1, 1.1});
+  n.init("scores", DType::float32, {1, 1, 2}, {0.9, 0.8});
+  n.init("keep", DType::int64, {1}, {2});
+  n.init("iou", DType::float32, {1}, {0.5});
+  n.node("NonMaxSuppression", {"boxes", "scores", "keep", "iou"}, {"sel"}, "nms");
+  add_output(n.g(), "y", DType::float32, {1, 1, 3, 3});
+  add_output(n.g(), "sel", DType::int64, {1, 3});
+  // Before: "No Adapter To Version $11 for Pow", "No Adapter From Version $11 for MaxUnpool" (NonMaxSuppression, LpPool).
+  const Model down = through(n.m, {11, 10});
+  CHECK(first_node(down, "Pow").input_size() == 2);
+  through(down, {12});
+
+  Net clip(6);
+  clip.input("x", DType::float32, {3});
+  auto& c = clip.node("Clip", {"x"}, {"y"}, "clip");
+  set_attr(c, "min", -0.5f);
+  set_attr(c, "max", 0.5f);
+  add_output(clip.g(), "y", DType::float32, {3});
+  through(clip.m, {5, 1});  // Before: "No Adapter From Version $6 for Clip"
+}

@@ -89,7 +89,7 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (n.op_type() == "Dropout") return steps::schema_version("Dropout", from) != steps::schema_version("Dropout", to);
   if (n.op_type() == "Cast") return crosses(6);
   if (n.op_type() == "Pad") return crosses(2) || crosses(11);
-  if (n.op_type() == "Split") return crosses(13) || crosses(11);
+  if (n.op_type() == "Split") return crosses(13) || crosses(11) || crosses(2);
   if (n.op_type() == "Clip") return crosses(11);
   if (n.op_type() == "Slice") return crosses(10) || crosses(11);
   if (n.op_type() == "TopK") return crosses(10) || crosses(11);
@@ -99,13 +99,18 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (n.op_type() == "Upsample") return (from >= 7 && to >= 10) || (std::min(from, to) >= 7 && crosses(9));
   // ONNX 1.12's missing or wrong adapters (steps/onnx_gaps.h).
   const std::string& op = n.op_type();
-  if (steps::axis_11_op(op)) return crosses(11) || (op == "ReduceSum" && crosses(13));
+  if (steps::axis_11_op(op)) {
+    return crosses(11) || (op == "ReduceSum" && crosses(13)) || (op == "Scan" && to < 9 && from >= 9);
+  }
   for (const char* o : {"Equal", "Greater", "Less", "And", "Or", "Xor"})
     if (op == o) return crosses(7);
   if (op == "RNN" || op == "LSTM") return crosses(7);
   if (op == "GRU") return crosses(3) || crosses(7);
   if (op == "RoiAlign") return crosses(16);
   if (op == "QuantizeLinear" || op == "DequantizeLinear") return crosses(13);
+  if (op == "Max" || op == "Min" || op == "Mean" || op == "Sum") return crosses(8);
+  if (op == "Reshape") return crosses(5);
+  if (op == "LpPool" || op == "GlobalLpPool") return crosses(2);
   return false;
 }
 

@@ -8,6 +8,7 @@
 #include "model/node_label.h"
 #include "transforms/steps/onnx_gaps.h"
 #include "transforms/upgrade_plan.h"
+#include "transforms/upgrade.h"
 
 namespace bnorm::upgrade_detail {
 
@@ -94,6 +95,7 @@ void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   if (op == "Dropout") steps::dropout_convert(s, ctx.inference);
   else if (op == "Cast") steps::cast_convert(s);
   else if (op == "Split") {
+    steps::split_1_2_up(s);
     steps::split_convert(s);
     steps::axis_11_normalize(s);
   } else if (steps::axis_11_op(op)) steps::axis_11_convert(s);
@@ -102,6 +104,9 @@ void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   } else if (op == "RNN" || op == "GRU" || op == "LSTM") steps::rnn_convert(s);
   else if (op == "RoiAlign") steps::roialign_convert(s);
   else if (op == "QuantizeLinear" || op == "DequantizeLinear") steps::quantize_linear_convert(s);
+  else if (op == "Max" || op == "Min" || op == "Mean" || op == "Sum") steps::variadic_8_convert(s);
+  else if (op == "Reshape") steps::reshape_5_convert(s);
+  else if (op == "LpPool" || op == "GlobalLpPool") steps::lppool_2_convert(s);
   else if (op == "Clip") steps::clip_convert(s);
   else if (op == "Slice") steps::slice_convert(s);
   else if (op == "TopK") steps::topk_convert(s);
@@ -163,7 +168,7 @@ void check_arity(const NormSite& s) {
 // Converts one hidden node; appends what replaces it to `nodes` and `g`'s initializers.
 void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto& g, const std::string& path,
                  google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, steps::Env& env,
-                 const RestoreContext& ctx, UpgradeReport& r) {
+                 const RestoreContext& ctx, UpgradeReport& r, bool list_as_inputs) {
   if (h.kind == HiddenKind::foreign) {
     onnx::NodeProto n = h.original;
     *n.mutable_input() = placeholder.input();
@@ -185,7 +190,17 @@ void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto
   for (auto& b : s.before) *nodes.Add() = std::move(b);
   *nodes.Add() = std::move(s.node);
   for (auto& a : s.after) *nodes.Add() = std::move(a);
-  for (auto& t : s.initializers) *g.add_initializer() = std::move(t);
+  for (auto& t : s.initializers) {
+    if (list_as_inputs) {  // below IR 4 every initializer of the main graph is a graph input too
+      auto* in = g.add_input();
+      in->set_name(t.name());
+      auto* tt = in->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(t.data_type());
+      auto* shape = tt->mutable_shape();
+      for (int64_t d : t.dims()) shape->add_dim()->set_dim_value(d);
+    }
+    *g.add_initializer() = std::move(t);
+  }
   for (const auto& w : s.report.warnings) r.warnings.push_back(fmt::format("node '{}': {}", s.report.label, w));
   if (h.kind != HiddenKind::norm) return;
   r.nodes.push_back(std::move(s.report));
@@ -197,10 +212,12 @@ void restore_nodes(onnx::ModelProto& work, const RestoreContext& ctx, UpgradeRep
   steps::Env env;
   env.index = ctx.index;
   collect_names(work, env);
+  const bool listed = std::max(work.ir_version(), required_ir_version(ctx.to)) < 4;  // the IR it is written at
   for_each_graph_mut(*work.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
     google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
     for (auto& n : *g.mutable_node()) {
-      if (const Hidden* h = placeholder_of(n, *ctx.hidden)) restore_one(*h, n, g, path, nodes, env, ctx, report);
+      const Hidden* h = placeholder_of(n, *ctx.hidden);
+      if (h) restore_one(*h, n, g, path, nodes, env, ctx, report, listed && path == "main");
       else *nodes.Add() = std::move(n);
     }
     g.mutable_node()->Swap(&nodes);

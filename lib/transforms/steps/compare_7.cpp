@@ -55,12 +55,6 @@ std::vector<std::string> dim_names(const NormSite& s, const std::string& value) 
   return out;
 }
 
-// The same shape for sure: equal sizes, or the same symbolic names.
-bool same_shape(const NormSite& s) {
-  const auto a = dim_names(s, s.node.input(0)), b = dim_names(s, s.node.input(1));
-  return a.size() == b.size() && std::none_of(a.begin(), a.end(), [](const std::string& d) { return d.empty(); }) && a == b;
-}
-
 void compare_down(NormSite& s, int to) {
   refuse_missing_types(s, to);
   std::vector<int64_t> dims[2];
@@ -72,7 +66,7 @@ void compare_down(NormSite& s, int to) {
     }
     dims[i] = *d;
   }
-  if (same_shape(s)) return;
+  if (inputs_same_shape(s)) return;
   if (!suffix_of(dims[0], dims[1])) {
     refuse(s, fmt::format("inputs of shapes {} and {}: below version 7 only B broadcast into A's shape (B's dims equal "
                           "to A's last dims or 1) can be said", shape_text(dims[0]), shape_text(dims[1])));
@@ -109,6 +103,18 @@ void compare_up(NormSite& s) {
 }
 
 }  // namespace
+
+bool inputs_same_shape(const NormSite& s) {
+  std::vector<std::string> first;
+  for (int i = 0; i < s.node.input_size(); ++i) {
+    const auto d = dim_names(s, s.node.input(i));
+    if (d.empty() && !s.dims_of(s.node.input(i))) return false;  // unknown rank
+    if (std::any_of(d.begin(), d.end(), [](const std::string& x) { return x.empty(); })) return false;
+    if (i == 0) first = d;
+    else if (d != first) return false;
+  }
+  return true;
+}
 
 void compare_7_convert(NormSite& s) {
   const int to = schema_version(s.node.op_type(), s.target_opset);

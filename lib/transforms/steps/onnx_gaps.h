@@ -22,6 +22,17 @@ void axis_11_convert(NormSite& s);
 void axis_11_normalize(NormSite& s);
 // Equal, Greater, Less, And, Or, Xor across 7 (compare_7.cpp).
 void compare_7_convert(NormSite& s);
+// Whether every input of the node surely has the same shape (equal sizes,
+// or the same symbolic names; compare_7.cpp).
+bool inputs_same_shape(const NormSite& s);
+// Max, Min, Mean, Sum across 8 (variadic_8.cpp).
+void variadic_8_convert(NormSite& s);
+// Reshape across 5 (reshape_5.cpp).
+void reshape_5_convert(NormSite& s);
+// Split 1 -> 2+: a constant `split` input becomes the attribute (split_1_2.cpp).
+void split_1_2_up(NormSite& s);
+// LpPool, GlobalLpPool across 2: `p` float <-> int (lppool_2.cpp).
+void lppool_2_convert(NormSite& s);
 // RNN, GRU, LSTM across 7, GRU across 3, down across 14 (rnn_7.cpp).
 void rnn_convert(NormSite& s);
 // RoiAlign 16 -> 10 (roialign_16.cpp).
