@@ -179,7 +179,7 @@ TEST_CASE("Scan 11 -> 10: negative scan axes made non-negative; below 9 refused"
   CHECK(int_of(down, "Scan", "scan_input_axes") == 0);
   CHECK(int_of(down, "Scan", "scan_output_axes") == 1);
   through(down, {11, 16});
-  CHECK(upgrade_error_of(n.m, 8).find("Scan-8") != std::string::npos);
+  CHECK(upgrade_error_of(n.m, 8).find("Scan-8 has another form") != std::string::npos);
 }
 
 TEST_CASE("Equal, Greater, Less, And, Or, Xor 7 <-> 6: numpy broadcast <-> the legacy broadcast attribute", "[upgrade][gaps]") {

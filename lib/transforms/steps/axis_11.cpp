@@ -192,8 +192,8 @@ void axis_11_convert(NormSite& s) {
     return;
   }
   // Match: every refusal before any rewrite.
-  refuse_missing_types(s, to);
   if (op == "Scan" && to < 9) refuse(s, "Scan-8 has another form (a batch axis, sequence_lens), which bnorm does not convert to");
+  refuse_missing_types(s, to);
   if ((op == "ArgMax" || op == "ArgMin") && to < 12 && int_attr(n, "select_last_index", 0) != 0) {
     refuse(s, "select_last_index = 1 picks the last of equal values, which versions below 12 cannot say");
   }
