@@ -480,3 +480,44 @@ TEST_CASE("changes that only added types or documentation go down unchanged (Cli
   add_output(clip.g(), "y", DType::float32, {3});
   through(clip.m, {5, 1});  // Before: "No Adapter From Version $6 for Clip"
 }
+
+TEST_CASE("Loop 11 -> 10: kept with a loop-carried value, refused by name without one; and back", "[upgrade][gaps]") {
+  auto loop_net = [](bool carried) {
+    Net n(13);
+    n.input("x0", DType::float32, {2});
+    n.init("M", DType::int64, {}, {3});
+    n.init("C", DType::boolean, {}, {1});
+    auto& loop = n.node("Loop", carried ? std::vector<std::string>{"M", "C", "x0"} : std::vector<std::string>{"M", "C"},
+                        {carried ? "xf" : "ys"}, carried ? "loop" : "loop_scan_only");
+    auto* body = loop.add_attribute();
+    body->set_name("body");
+    body->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto& b = *body->mutable_g();
+    b.set_name("body");
+    add_output(b, "i", DType::int64, {});
+    add_output(b, "c", DType::boolean, {});
+    if (carried) add_output(b, "x", DType::float32, {2});
+    *b.mutable_input() = b.output();
+    b.clear_output();
+    auto* id = b.add_node();
+    id->set_op_type("Identity");
+    id->add_input("c");
+    id->add_output("c2");
+    auto* add = b.add_node();
+    add->set_op_type("Add");
+    add->add_input(carried ? "x" : "x0");
+    add->add_input(carried ? "x" : "x0");
+    add->add_output("x2");
+    add_output(b, "c2", DType::boolean, {});
+    add_output(b, "x2", DType::float32, {2});
+    add_output(n.g(), carried ? "xf" : "ys", DType::float32, carried ? std::vector<int64_t>{2} : std::vector<int64_t>{3, 2});
+    return n;
+  };
+  // Before: "No Adapter From Version $11 for Loop".
+  const Model down = through(loop_net(true).m, {10, 9});
+  through(down, {11, 13});
+  const std::string e = upgrade_error_of(loop_net(false).m, 10);
+  INFO(e);
+  CHECK(e.find("loop_scan_only") != std::string::npos);
+  CHECK(e.find("without loop-carried values") != std::string::npos);
+}

@@ -40,7 +40,8 @@ bool subset(std::vector<std::string> a, std::vector<std::string> b) {
 // default, C given (Gemm-11), broadcast = 1 written (Gemm-7), value written
 // as `value` and no sparse_value (Constant-11/-12).
 const std::set<std::pair<std::string, int>> kConditional{{"Constant", 11}, {"Constant", 12}, {"Gemm", 7},
-                                                         {"Gemm", 11},     {"MaxPool", 10},  {"Reshape", 14}};
+                                                         {"Gemm", 11},     {"MaxPool", 10},  {"Reshape", 14},
+                                                         {"Loop", 11}};
 // Type-only rows that also removed types: going down a node's types are
 // checked at the target (check_kept_types); going up (<= 17) is ONNX's adapter.
 const std::set<std::pair<std::string, int>> kTypesRemoved{{"Erf", 13}};

@@ -111,6 +111,7 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (op == "Max" || op == "Min" || op == "Mean" || op == "Sum") return crosses(8);
   if (op == "Reshape") return crosses(5);
   if (op == "LpPool" || op == "GlobalLpPool") return crosses(2);
+  if (op == "Loop") return to < 11 && from >= 11 && n.input_size() < 3;  // refused: no loop-carried value
   return false;
 }
 
@@ -184,6 +185,7 @@ bool type_only_downgrade(const onnx::NodeProto& n, int64_t from, int64_t to) {
       if (a.name() == "axis" && a.i() < 0) return false;
   }
   if (n.op_type() == "Gemm" && to < 11 && (n.input_size() < 3 || n.input(2).empty())) return false;
+  if (n.op_type() == "Loop" && to < 11 && n.input_size() < 3) return false;  // refused (converted_by_own_step)
   if (n.op_type() == "Constant" && to < 11) {
     for (const auto& a : n.attribute())
       if (a.name() == "sparse_value") return false;

@@ -88,7 +88,7 @@ const std::vector<OpChanges>& version_changes() {
       {"LessOrEqual", {{16, T}}},
       {"Log", {{6, T, "consumed_inputs removed (optional at 1)"}, {13, T}}},
       {"LogSoftmax", {{11, S, "axis_11"}, {13, S, "softmax_12_13"}}},
-      {"Loop", {{11, O}, {13, T}, {16, T}, {19, T}, {21, T}, {23, T}}},
+      {"Loop", {{11, T, "loop-carried values optional from 11: kept when it has one"}, {13, T}, {16, T}, {19, T}, {21, T}, {23, T}}},
       {"LpNormalization", {{22, T}}},
       {"LpPool", {{2, S, "lppool_2"}, {11, T}, {18, A, "ceil_mode=0,dilations=1s"}, {22, T}}},
       {"MatMul", {{9, T}, {13, T}}},
