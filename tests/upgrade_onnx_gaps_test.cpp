@@ -521,3 +521,33 @@ TEST_CASE("Loop 11 -> 10: kept with a loop-carried value, refused by name withou
   CHECK(e.find("loop_scan_only") != std::string::npos);
   CHECK(e.find("without loop-carried values") != std::string::npos);
 }
+
+TEST_CASE("Tile 1 -> 6: constant tiles and axis become repeats; down to Tile-1 refused by name", "[upgrade][gaps]") {
+  Net n(5);
+  n.input("x", DType::float32, {2, 3});
+  n.init("tiles", DType::int64, {}, {3});
+  n.init("axis", DType::int64, {}, {1});
+  n.node("Tile", {"x", "tiles", "axis"}, {"y"}, "tile");
+  add_output(n.g(), "y", DType::float32, {2, 9});
+  // Before: "No Adapter From Version $5 for Tile".
+  Model up = converted(n.m, 6);
+  expect_same_outputs(n.m, up);
+  CHECK(first_node(up, "Tile").input_size() == 2);
+  through(up, {13});
+  const std::string e = upgrade_error_of(up, 5);
+  INFO(e);
+  CHECK(e.find("'tile'") != std::string::npos);
+  CHECK(e.find("Tile-1") != std::string::npos);
+}
+
+TEST_CASE("an int64 Less at 9+ cannot go to 8 (Less-7 has float types only): refused by name", "[upgrade][gaps]") {
+  Net n(13);
+  n.input("a", DType::int64, {2});
+  n.input("b", DType::int64, {2});
+  n.node("Less", {"a", "b"}, {"y"}, "less_int");
+  add_output(n.g(), "y", DType::boolean, {2});
+  // Before: ONNX's adapter kept it, and its checker let it through.
+  const std::string e = upgrade_error_of(n.m, 8);
+  INFO(e);
+  CHECK(e.find("'less_int' (Less-13): input 0 'a' is tensor(int64), a type Less-7 does not have") != std::string::npos);
+}

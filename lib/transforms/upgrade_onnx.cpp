@@ -112,6 +112,7 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (op == "Reshape") return crosses(5);
   if (op == "LpPool" || op == "GlobalLpPool") return crosses(2);
   if (op == "Loop") return to < 11 && from >= 11 && n.input_size() < 3;  // refused: no loop-carried value
+  if (op == "Tile") return crosses(6);
   return false;
 }
 

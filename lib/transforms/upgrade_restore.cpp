@@ -108,6 +108,7 @@ void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   else if (op == "Reshape") steps::reshape_5_convert(s);
   else if (op == "LpPool" || op == "GlobalLpPool") steps::lppool_2_convert(s);
   else if (op == "Loop") steps::refuse(s, "a Loop without loop-carried values has no form below version 11 (Loop-1 needs one)");
+  else if (op == "Tile") steps::tile_6_convert(s);
   else if (op == "Clip") steps::clip_convert(s);
   else if (op == "Slice") steps::slice_convert(s);
   else if (op == "TopK") steps::topk_convert(s);

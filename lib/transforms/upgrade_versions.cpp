@@ -165,7 +165,7 @@ const std::vector<OpChanges>& version_changes() {
       {"Tan", {{22, T}}},
       {"Tanh", {{6, T, "consumed_inputs removed (optional at 1)"}, {13, T}}},
       {"ThresholdedRelu", {{10, O}, {22, T}}},
-      {"Tile", {{6, O}, {13, T}}},
+      {"Tile", {{6, S, "tile_6"}, {13, T}}},
       {"TopK", {{10, S, "topk_convert"}, {11, S, "topk_convert"}}},
       {"Transpose", {{13, T}, {21, T}, {23, T}}},
       {"Unsqueeze", {{11, S, "squeeze_convert"}, {13, S, "squeeze_convert"}, {21, T}, {23, T}}},

@@ -33,6 +33,8 @@ void reshape_5_convert(NormSite& s);
 void split_1_2_up(NormSite& s);
 // LpPool, GlobalLpPool across 2: `p` float <-> int (lppool_2.cpp).
 void lppool_2_convert(NormSite& s);
+// Tile 1 -> 6 (tiles, axis -> repeats); down refused (tile_6.cpp).
+void tile_6_convert(NormSite& s);
 // RNN, GRU, LSTM across 7, GRU across 3, down across 14 (rnn_7.cpp).
 void rnn_convert(NormSite& s);
 // RoiAlign 16 -> 10 (roialign_16.cpp).
