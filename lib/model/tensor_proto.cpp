@@ -303,4 +303,18 @@ onnx::TensorProto to_proto(const Tensor& t) {
   return p;
 }
 
+void add_tensor_input(onnx::GraphProto& g, const std::string& name, int32_t elem_type, const std::vector<int64_t>& dims) {
+  auto* in = g.add_input();
+  in->set_name(name);
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(elem_type);
+  auto* shape = tt->mutable_shape();
+  for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+}
+
+void add_tensor_input(onnx::GraphProto& g, const std::string& name, int32_t elem_type,
+                      const google::protobuf::RepeatedField<int64_t>& dims) {
+  add_tensor_input(g, name, elem_type, std::vector<int64_t>(dims.begin(), dims.end()));
+}
+
 }  // namespace bnorm

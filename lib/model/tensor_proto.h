@@ -42,4 +42,11 @@ void check_tensor_proto(const onnx::TensorProto& p, const std::filesystem::path&
 void encode_tensor(const Tensor& t, onnx::TensorProto* out);
 onnx::TensorProto to_proto(const Tensor& t);
 
+// Adds a graph input declaring a tensor of `elem_type` and `dims` (an
+// empty shape for a scalar: the checker wants a shape on every input), as
+// IR < 4 requires for each initializer.
+void add_tensor_input(onnx::GraphProto& g, const std::string& name, int32_t elem_type,
+                      const google::protobuf::RepeatedField<int64_t>& dims);
+void add_tensor_input(onnx::GraphProto& g, const std::string& name, int32_t elem_type, const std::vector<int64_t>& dims);
+
 }  // namespace bnorm

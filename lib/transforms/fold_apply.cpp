@@ -30,11 +30,7 @@ void add_initializer(onnx::GraphProto& g, const Tensor& t, const std::string& na
   encode_tensor(t, init);
   init->set_name(name);
   if (!list_as_input) return;
-  auto* in = g.add_input();
-  in->set_name(name);
-  auto* tt = in->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(static_cast<int>(t.dtype));
-  for (auto d : t.dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  add_tensor_input(g, name, static_cast<int32_t>(t.dtype), t.dims);
 }
 
 

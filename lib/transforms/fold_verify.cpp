@@ -50,11 +50,7 @@ Model cut(const Model& src, const GraphIndex& index, const GraphIndex::Scope& sc
   if (m.proto.opset_import_size() == 0) m.proto.add_opset_import()->set_version(1);
   auto* g = m.proto.mutable_graph();
   g->set_name("fold_check");
-  auto* in = g->add_input();
-  in->set_name(x);
-  auto* tt = in->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(widen ? static_cast<int>(DType::float64) : x_type.tensor_type().elem_type());
-  for (auto d : shape) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  add_tensor_input(*g, x, widen ? static_cast<int32_t>(DType::float64) : x_type.tensor_type().elem_type(), shape);
   std::vector<std::string> made;
   for (const auto* n : nodes) {
     *g->add_node() = *n;

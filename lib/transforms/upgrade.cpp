@@ -187,11 +187,7 @@ SparseStash stash_sparse_initializers(onnx::ModelProto& m) {
   for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
     if (g.sparse_initializer_size() == 0) return;
     for (const auto& s : g.sparse_initializer()) {
-      auto* in = g.add_input();
-      in->set_name(s.values().name());
-      auto* t = in->mutable_type()->mutable_tensor_type();
-      t->set_elem_type(s.values().data_type());
-      for (int64_t d : s.dims()) t->mutable_shape()->add_dim()->set_dim_value(d);
+      add_tensor_input(g, s.values().name(), s.values().data_type(), s.dims());
     }
     g.mutable_sparse_initializer()->Swap(&stash[path]);
   });
@@ -221,11 +217,7 @@ void list_initializers_as_inputs(onnx::ModelProto& m, UpgradeReport& r) {
     int added = 0;
     for (const auto& t : g.initializer()) {
       if (inputs.count(t.name())) continue;
-      auto* in = g.add_input();
-      in->set_name(t.name());
-      auto* tt = in->mutable_type()->mutable_tensor_type();
-      tt->set_elem_type(t.data_type());
-      for (int64_t d : t.dims()) tt->mutable_shape()->add_dim()->set_dim_value(d);
+      add_tensor_input(g, t.name(), t.data_type(), t.dims());
       ++added;
     }
     if (added > 0) {
@@ -359,7 +351,7 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
     throw Error(ErrorKind::unsupported, fmt::format("the model cannot be converted to opset {}:\n  {}", to,
                                                     fmt::join(blockers, "\n  ")));
   }
-  lower_for_target(model.proto, from, to, r);  // ops that do not exist yet at the target, first
+  lower_for_target(model, from, to, r);  // ops that do not exist yet at the target, first
   upgrade_detail::cast_bf16_sites(model.proto, from, to, options.casts, r);
   const int64_t onnx_max = kOnnxConverterMaxOpset;
   if (from <= onnx_max && to <= onnx_max) {

@@ -24,22 +24,33 @@ using LowerFn = void (*)(steps::NormSite&, int64_t);
 
 struct LowerRow {
   const char* op;
-  int first;  // the op's first (non-experimental) version: lowered below it
+  int first;  // going down: lowered below the op's first (non-experimental) version
+  int last;   // going up: lowered above the last opset that has the op (0: never)
   LowerFn fn;
 };
 
 const LowerRow kLowerings[] = {
-    {"Gelu", 20, steps::lower_gelu_20},
-    {"LayerNormalization", 17, steps::lower_layernorm_17},
-    {"RMSNormalization", 23, steps::lower_rmsnorm_23},
-    {"GroupNormalization", 18, steps::lower_groupnorm_18},
-    {"MeanVarianceNormalization", 9, steps::lower_mvn_9},
+    {"Gelu", 20, 0, steps::lower_gelu_20},
+    {"LayerNormalization", 17, 0, steps::lower_layernorm_17},
+    {"RMSNormalization", 23, 0, steps::lower_rmsnorm_23},
+    {"GroupNormalization", 18, 0, steps::lower_groupnorm_18},
+    {"MeanVarianceNormalization", 9, 0, steps::lower_mvn_9},
+    {"ConstantOfShape", 9, 0, steps::lower_constantofshape_9},
+    // The experimental ops ONNX removed after opset 9 (steps/lower_experimental_9.cpp).
+    {"Affine", 0, 9, steps::lower_experimental_9},
+    {"Crop", 0, 9, steps::lower_experimental_9},
+    {"ImageScaler", 0, 9, steps::lower_experimental_9},
+    {"ParametricSoftplus", 0, 9, steps::lower_experimental_9},
+    {"Scale", 0, 9, steps::lower_experimental_9},
+    {"ScaledTanh", 0, 9, steps::lower_experimental_9},
 };
 
 const LowerRow* lowering_of(const onnx::NodeProto& n, int64_t from, int64_t to) {
-  if (to >= from || !is_default_domain(n.domain())) return nullptr;
+  if (to == from || !is_default_domain(n.domain())) return nullptr;
   for (const auto& row : kLowerings) {
-    if (n.op_type() == row.op && to < row.first && op_version_at(row.op, from) >= row.first) return &row;
+    if (n.op_type() != row.op) continue;
+    if (to < from && row.first && to < row.first && op_version_at(row.op, from) >= row.first) return &row;
+    if (to > from && row.last && to > row.last && from <= row.last) return &row;
   }
   return nullptr;
 }
@@ -101,10 +112,17 @@ void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& p
                     s.version, 0, "bnorm", {}, ""};
       try {
         row->fn(s, from);
-        plan.changes.push_back("lowered to " + steps::lowered_ops(s));
+        plan.changes.push_back(s.before.empty() ? std::string("written as an initializer")
+                                                : "lowered to " + steps::lowered_ops(s));
       } catch (Error& e) {
-        plan.blocker = e.bare_message();
-        errors.push_back(e.context("in graph " + path));
+        // Why the node cannot stay, then why it cannot be lowered.
+        const std::string gone = to < from ? fmt::format("does not exist at opset {}", to)
+                                           : fmt::format("was removed from ONNX after opset {}", row->last);
+        plan.blocker = fmt::format("op '{}' {}, and bnorm cannot write it as other ops: {}", n.op_type(), gone,
+                                   e.bare_message());
+        errors.push_back(Error(ErrorKind::unsupported, plan.blocker)
+                             .at_node(node_label(n), n.op_type(), s.version)
+                             .context("in graph " + path));
       }
       if (plan.blocker.empty()) {
         for (const auto& in : n.input()) released.insert(in);
@@ -124,22 +142,54 @@ void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& p
 
 bool is_lowered(const onnx::NodeProto& n, int64_t from, int64_t to) { return lowering_of(n, from, to) != nullptr; }
 
-void lower_for_target(onnx::ModelProto& m, int64_t from, int64_t to, UpgradeReport& r) {
+namespace {
+
+// Runs passes until every node is lowered or a pass lowers none: shape
+// inference stops at ops without an inference function (the experimental
+// ones), so a node after one learns its input's type once that one is
+// lowered. `plans`: one per node, its last attempt.
+void run_passes(onnx::ModelProto& work, int64_t from, int64_t to, std::vector<NodePlan>& plans,
+                std::vector<Error>& errors, std::set<std::string>& released, UpgradeReport* r) {
+  for (;;) {
+    std::vector<NodePlan> pass;
+    errors.clear();
+    run(work, from, to, pass, errors, released, r);
+    bool progress = false;
+    for (auto& p : pass) {
+      progress = progress || p.blocker.empty();
+      if (p.blocker.empty() || !errors.empty()) plans.push_back(p);
+    }
+    if (errors.empty() || !progress) {
+      if (!errors.empty()) {  // keep the failed nodes' last attempt only
+        std::vector<NodePlan> kept;
+        for (auto& p : plans)
+          if (p.blocker.empty()) kept.push_back(std::move(p));
+        for (auto& p : pass)
+          if (!p.blocker.empty()) kept.push_back(std::move(p));
+        plans = std::move(kept);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void lower_for_target(Model& model, int64_t from, int64_t to, UpgradeReport& r) {
+  onnx::ModelProto& m = model.proto;
   if (!any_lowered(m, from, to)) return;
   onnx::ModelProto work = m;
   std::vector<NodePlan> plans;
   std::vector<Error> errors;
   std::set<std::string> released;
   UpgradeReport lowered;
-  run(work, from, to, plans, errors, released, &lowered);
-  if (errors.size() == 1) throw errors.front();
-  if (errors.size() > 1) {
-    std::vector<std::string> lines;
-    for (const auto& p : plans) {
-      if (!p.blocker.empty()) lines.push_back(fmt::format("{} ({}-{}): {}", p.quoted, p.op, p.from, p.blocker));
-    }
-    throw Error(ErrorKind::unsupported, fmt::format("{} nodes cannot be converted to opset {}:\n  {}", lines.size(), to,
-                                                    fmt::join(lines, "\n  ")));
+  run_passes(work, from, to, plans, errors, released, &lowered);
+  if (!errors.empty()) {
+    // Every node that blocks the target, the others too, in one error.
+    const std::vector<std::string> blockers = plan_upgrade_model(model, to).blockers;
+    if (blockers.size() <= 1 && errors.size() == 1) throw errors.front();
+    throw Error(ErrorKind::unsupported, fmt::format("{} nodes cannot be converted to opset {}:\n  {}", blockers.size(),
+                                                    to, fmt::join(blockers, "\n  ")));
   }
   const std::set<std::string> before = names_in_use(m);
   remove_released(work, released);
@@ -158,7 +208,7 @@ std::vector<NodePlan> plan_lowering(const onnx::ModelProto& m, int64_t from, int
   onnx::ModelProto work = m;
   std::vector<Error> errors;
   std::set<std::string> released;
-  run(work, from, to, plans, errors, released, nullptr);
+  run_passes(work, from, to, plans, errors, released, nullptr);
   return plans;
 }
 

@@ -1,10 +1,13 @@
-// Lowering, the first pass of a downgrade: a node whose op does not exist
-// yet at the target (Gelu below 20, LayerNormalization below 17,
-// RMSNormalization below 23, GroupNormalization below 18,
-// MeanVarianceNormalization 9/13 below 9) is replaced by the ops of its
-// function body, written at the model's opset (steps/lower_*.cpp); the rest
-// of the conversion then moves those like any other node, above 17 and
-// below (docs/upgrade.md, "Lowering").
+// Lowering, the first pass of a conversion: a node whose op does not exist
+// at the target is replaced by ops that compute it, written at the model's
+// opset (steps/lower_*.cpp); the rest of the conversion then moves those
+// like any other node, above 17 and below (docs/upgrade.md, "Lowering").
+// Going down: ops that do not exist yet (Gelu below 20, LayerNormalization
+// below 17, RMSNormalization below 23, GroupNormalization below 18,
+// MeanVarianceNormalization 9/13 below 9: their function bodies;
+// ConstantOfShape below 9: an initializer). Going up past 9: the
+// experimental ops ONNX removed (Affine, Crop, ImageScaler,
+// ParametricSoftplus, Scale, ScaledTanh).
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -20,11 +23,12 @@ namespace bnorm::upgrade_detail {
 // Whether `n` (a node of a model at opset `from`) is lowered going to `to`.
 bool is_lowered(const onnx::NodeProto& n, int64_t from, int64_t to);
 
-// Lowers every such node of every graph of `m`; each lowered node is a
+// Lowers every such node of every graph of `model`; each lowered node is a
 // rewrite of `r` ("lowered to ReduceMean, Sub, ..."), and constants only
-// it read are removed (r.removed). Throws Error(unsupported) naming the
-// node (one node) or listing every node (several) that cannot be lowered.
-void lower_for_target(onnx::ModelProto& m, int64_t from, int64_t to, UpgradeReport& r);
+// it read are removed (r.removed). When a node cannot be lowered, throws
+// Error(unsupported) naming it, or listing every node that blocks the
+// target (plan_upgrade_model's blockers) when there are several.
+void lower_for_target(Model& model, int64_t from, int64_t to, UpgradeReport& r);
 
 // What lower_for_target would do, without changing `m`: one NodePlan per
 // node it lowers (by "bnorm", to 0, changes {"lowered to ..."}), blocker

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "model/model.h"
 #include "model/node_label.h"
+#include "model/tensor_proto.h"
 #include "transforms/steps/onnx_gaps.h"
 #include "transforms/upgrade_plan.h"
 #include "transforms/upgrade.h"
@@ -194,12 +195,7 @@ void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto
   for (auto& a : s.after) *nodes.Add() = std::move(a);
   for (auto& t : s.initializers) {
     if (list_as_inputs) {  // below IR 4 every initializer of the main graph is a graph input too
-      auto* in = g.add_input();
-      in->set_name(t.name());
-      auto* tt = in->mutable_type()->mutable_tensor_type();
-      tt->set_elem_type(t.data_type());
-      auto* shape = tt->mutable_shape();
-      for (int64_t d : t.dims()) shape->add_dim()->set_dim_value(d);
+      add_tensor_input(g, t.name(), t.data_type(), t.dims());
     }
     *g.add_initializer() = std::move(t);
   }

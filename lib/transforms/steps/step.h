@@ -194,13 +194,16 @@ void resize_18(NormSite& s, bool up);
 // Lowerings (steps/lower_*.cpp, helpers in steps/lower.h): the site's node,
 // an op that does not exist at target_opset, written as the ops of its
 // function body in the forms of the model's opset `opset`, all in `before`
-// (the node itself is dropped). GroupNormalization 18 and 21 share one;
+// (the node itself is dropped; ConstantOfShape leaves an initializer). GroupNormalization 18 and 21 share one;
 // MeanVarianceNormalization 9 and 13 too.
 void lower_gelu_20(NormSite& s, int64_t opset);
 void lower_layernorm_17(NormSite& s, int64_t opset);
 void lower_rmsnorm_23(NormSite& s, int64_t opset);
 void lower_groupnorm_18(NormSite& s, int64_t opset);
 void lower_mvn_9(NormSite& s, int64_t opset);
+void lower_constantofshape_9(NormSite& s, int64_t opset);
+// Affine, Crop, ImageScaler, ParametricSoftplus, Scale, ScaledTanh going up past 9.
+void lower_experimental_9(NormSite& s, int64_t opset);
 
 // --inference: turns a training node into an inference node at its own
 // version (is_test = 1 / one output / training_mode removed). Returns
