@@ -240,7 +240,7 @@ TEST_CASE("a Constant node whose tensor disagrees with its dims is refused, nami
                 "const_s");
 }
 
-TEST_CASE("NaN and negative variances evaluate per IEEE; fold warns naming the node", "[cli][errors][fold]") {
+TEST_CASE("NaN and negative variances evaluate per IEEE, fold warns naming the node", "[cli][errors][fold]") {
   TempDir tmp;
   auto m = conv_bn();
   const float nan = std::numeric_limits<float>::quiet_NaN();

@@ -49,7 +49,7 @@ TEST_CASE("several models go to DIR/<file name>, each reported", "[cli][batch]")
   }
 }
 
-TEST_CASE("one failing model does not stop the others; the exit code is the worst", "[cli][batch][errors]") {
+TEST_CASE("one failing model does not stop the others, the exit code is the worst", "[cli][batch][errors]") {
   for (const auto& cmd : kWriters) {
     TempDir tmp;
     const auto in = three_inputs(tmp);

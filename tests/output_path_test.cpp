@@ -73,7 +73,7 @@ TEST_CASE("an output in an unwritable directory is refused and nothing is left",
   }
 }
 
-TEST_CASE("an -o naming the input is refused, however it is spelled; the input is untouched", "[cli][errors][output]") {
+TEST_CASE("an -o naming the input is refused, however it is spelled, the input is untouched", "[cli][errors][output]") {
   TempDir tmp;
   fs::copy_file(testdata("demo_opset6.onnx"), tmp / "in.onnx");
   fs::create_symlink(tmp / "in.onnx", tmp / "link.onnx");

@@ -152,7 +152,7 @@ TEST_CASE("BatchNormalization-15 of bfloat16 keeps bfloat16 at 14 and computes i
   }
 }
 
-TEST_CASE("--no-casts refuses with one error naming every node that would need casts", "[upgrade][bf16]") {
+TEST_CASE("upgrade --no-casts refuses with one error naming every node that would need casts", "[upgrade][bf16]") {
   const Model in = instance_norm_bf16(true);
   const std::string e = no_casts_error(in, 21);
   INFO(e);
@@ -229,7 +229,7 @@ TEST_CASE("elementwise ops that only gained bfloat16 compute in float between Ca
   expect_same_bits(m.model(), down);
 }
 
-TEST_CASE("upgrade --no-casts exits 2 naming the node; without it the report lists the Casts", "[cli][upgrade][bf16]") {
+TEST_CASE("upgrade --no-casts exits 2 naming the node, without it the report lists the Casts", "[cli][upgrade][bf16]") {
   TempDir tmp;
   Model m = instance_norm_bf16();
   save_model(m, tmp / "in.onnx");

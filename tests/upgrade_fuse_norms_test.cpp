@@ -183,7 +183,7 @@ std::string why_not(const UpgradeReport& r, const std::string& op) {
 
 }  // namespace
 
-TEST_CASE("--fuse-norms: PyTorch's LayerNormalization decomposition on rank 3, axis -1, becomes one LayerNormalization",
+TEST_CASE("upgrade --fuse-norms: PyTorch's LayerNormalization decomposition on rank 3, axis -1, becomes one LayerNormalization",
           "[upgrade][fuse]") {
   const int64_t to = GENERATE(17, 18, 21, 23);
   const bool pow = GENERATE(true, false);
@@ -215,7 +215,7 @@ TEST_CASE("--fuse-norms: PyTorch's LayerNormalization decomposition on rank 3, a
   expect_same_outputs(in, out);
 }
 
-TEST_CASE("--fuse-norms: LayerNormalization over the last 3 axes of rank 4, with and without Scale and B",
+TEST_CASE("upgrade --fuse-norms: LayerNormalization over the last 3 axes of rank 4, with and without Scale and B",
           "[upgrade][fuse]") {
   const bool scale = GENERATE(true, false);
   const bool bias = GENERATE(true, false);
@@ -248,7 +248,7 @@ TEST_CASE("--fuse-norms: LayerNormalization over the last 3 axes of rank 4, with
   expect_same_outputs(in, out);
 }
 
-TEST_CASE("--fuse-norms leaves a LayerNormalization decomposition that is not exact, and says why", "[upgrade][fuse]") {
+TEST_CASE("upgrade --fuse-norms leaves a LayerNormalization decomposition that is not exact, and says why", "[upgrade][fuse]") {
   LnSpec s;
   std::string why;
   SECTION("a second reader of x - mean") {
@@ -277,7 +277,7 @@ TEST_CASE("--fuse-norms leaves a LayerNormalization decomposition that is not ex
   expect_same_outputs(in, out);
 }
 
-TEST_CASE("--fuse-norms: a LayerNormalization decomposition of a Reshape's output is a LayerNormalization, not a "
+TEST_CASE("upgrade --fuse-norms: a LayerNormalization decomposition of a Reshape's output is a LayerNormalization, not a "
           "GroupNormalization left", "[upgrade][fuse]") {
   LnSpec s;
   s.dims = {2, 4, 6};
@@ -305,7 +305,7 @@ TEST_CASE("--fuse-norms: a LayerNormalization decomposition of a Reshape's outpu
   expect_same_outputs(in, out);
 }
 
-TEST_CASE("--fuse-norms fuses inside If branches too", "[upgrade][fuse]") {
+TEST_CASE("upgrade --fuse-norms fuses inside If branches too", "[upgrade][fuse]") {
   const Model ln = layernorm_model(LnSpec{});
   GraphBuilder b(15);
   b.input("x", DType::float32, {2, 3, 8});
@@ -342,7 +342,7 @@ TEST_CASE("--fuse-norms fuses inside If branches too", "[upgrade][fuse]") {
   expect_same_outputs(in, out);
 }
 
-TEST_CASE("without --fuse-norms nothing is fused; below opset 17 --fuse-norms fuses nothing and says so",
+TEST_CASE("without --fuse-norms nothing is fused, below opset 17 --fuse-norms fuses nothing and says so",
           "[upgrade][fuse]") {
   const Model in = layernorm_model(LnSpec{});
   UpgradeReport plain;
@@ -361,7 +361,7 @@ TEST_CASE("without --fuse-norms nothing is fused; below opset 17 --fuse-norms fu
   expect_same_outputs(in, low);
 }
 
-TEST_CASE("--fuse-norms: RMSNormalization decompositions become RMSNormalization at 23, and only there",
+TEST_CASE("upgrade --fuse-norms: RMSNormalization decompositions become RMSNormalization at 23, and only there",
           "[upgrade][fuse]") {
   const bool pow = GENERATE(true, false);
   const bool div = GENERATE(true, false);
@@ -389,7 +389,7 @@ TEST_CASE("--fuse-norms: RMSNormalization decompositions become RMSNormalization
   CHECK(why_not(r22, "RMSNormalization") == "RMSNormalization exists from opset 23; the target is 22");
 }
 
-TEST_CASE("--fuse-norms: a float16 RMS decomposition computed in float between Casts is fused; without the Casts it "
+TEST_CASE("upgrade --fuse-norms: a float16 RMS decomposition computed in float between Casts is fused, without the Casts it "
           "is not", "[upgrade][fuse]") {
   RmsSpec s;
   s.cast = true;
@@ -429,7 +429,7 @@ TEST_CASE("--fuse-norms: a float16 RMS decomposition computed in float between C
         "'x' is float16: the statistics are computed in float16, the fused op computes them in float (stash_type 1)");
 }
 
-TEST_CASE("--fuse-norms: Reshape, InstanceNormalization, Reshape, Mul, Add becomes GroupNormalization-21 per channel, "
+TEST_CASE("upgrade --fuse-norms: Reshape, InstanceNormalization, Reshape, Mul, Add becomes GroupNormalization-21 per channel, "
           "-18 per group when each group's values agree", "[upgrade][fuse]") {
   const std::vector<double> per_channel{1.0, 2.0, 0.5, -1.0, 1.5, 0.25};
   const Model in = groupnorm_model(per_channel);
@@ -504,7 +504,7 @@ Model norm_op_model(const std::string& op, int64_t opset, DType t, const std::ve
 
 }  // namespace
 
-TEST_CASE("--fuse-norms undoes the lowering: LayerNormalization, RMSNormalization and GroupNormalization go down as "
+TEST_CASE("upgrade --fuse-norms undoes the lowering: LayerNormalization, RMSNormalization and GroupNormalization go down as "
           "their function bodies and come back as the op", "[upgrade][fuse][lower]") {
   Model in;
   std::string op;

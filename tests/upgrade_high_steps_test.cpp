@@ -66,7 +66,7 @@ TEST_CASE("DFT 17 <-> 20: the axis attribute (default 1) becomes an input (defau
   CHECK(attr_of(first_node(down, "DFT"), "axis")->i() == -2);
 }
 
-TEST_CASE("GridSample 16 <-> 20 renames bilinear/bicubic to linear/cubic; a 5-D GridSample stays at 20+", "[upgrade][high]") {
+TEST_CASE("GridSample 16 <-> 20 renames bilinear/bicubic to linear/cubic, a 5-D GridSample stays at 20+", "[upgrade][high]") {
   for (const std::string mode : {"bilinear", "bicubic", "nearest"}) {
     INFO(mode);
     Model m = net(16);
@@ -114,7 +114,7 @@ TEST_CASE("attributes added with defaults go down at their default and are refus
   CHECK(e.find("'wrap_pad' (Pad-19): mode = 'wrap' was added at version 19") != std::string::npos);
 }
 
-TEST_CASE("an element type no op has at the target is refused naming it; IR follows the target and the types", "[upgrade][high]") {
+TEST_CASE("an element type no op has at the target is refused naming it, IR follows the target and the types", "[upgrade][high]") {
   Model f8 = net(21);
   input(f8, "x", DType::float32, {2});
   auto& c = node(f8, "Cast", {"x"}, {"y"}, "to_f8");
@@ -154,7 +154,7 @@ TEST_CASE("bnorm's schema check at 18+ refuses every node that does not fit its 
   }
 }
 
-TEST_CASE("upgrade --verify: same outputs pass and are written; a tampered result is reported off", "[upgrade][high][cli]") {
+TEST_CASE("upgrade --verify: same outputs pass and are written, a tampered result is reported off", "[upgrade][high][cli]") {
   Model m = net(12);
   input(m, "x", DType::float32, {2, 3});
   set_ints_attr(node(m, "ReduceSum", {"x"}, {"y"}, "sum"), "axes", {1});
@@ -243,7 +243,7 @@ TEST_CASE("a model at IR 9 or 10 going to opset <= 17 is written at IR 8, which 
   CHECK(converted(m, 19).proto.ir_version() == 10);
 }
 
-TEST_CASE("Resize-18 axes going down: constant scales and sizes are expanded to every axis; antialias is refused", "[upgrade][high]") {
+TEST_CASE("Resize-18 axes going down: constant scales and sizes are expanded to every axis, antialias is refused", "[upgrade][high]") {
   for (const bool sizes : {false, true}) {
     INFO((sizes ? "sizes" : "scales"));
     Model m = net(19);

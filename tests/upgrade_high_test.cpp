@@ -52,7 +52,7 @@ TEST_CASE("Reduce* axes move between the attribute (13) and an input (18) both w
   }
 }
 
-TEST_CASE("Reduce-18 going down: no axes reduces everything; noop or non-constant axes are refused by name", "[upgrade][high]") {
+TEST_CASE("Reduce-18 going down: no axes reduces everything, noop or non-constant axes are refused by name", "[upgrade][high]") {
   Net all(18);
   all.b.input("x", DType::float32, {2, 3});
   all.b.node("ReduceMean", {"x"}, {"y"}, "mean");
@@ -77,7 +77,7 @@ TEST_CASE("Reduce-18 going down: no axes reduces everything; noop or non-constan
   CHECK(d.find("input 'ax' (axes) is not a constant") != std::string::npos);
 }
 
-TEST_CASE("Split 13 <-> 18: num_outputs set going up; an uneven num_outputs split becomes sizes going down", "[upgrade][high]") {
+TEST_CASE("Split 13 <-> 18: num_outputs set going up, an uneven num_outputs split becomes sizes going down", "[upgrade][high]") {
   Net even(13);
   even.b.input("x", DType::float32, {4, 3});
   even.b.node("Split", {"x"}, {"a", "b"}, "split");
@@ -97,7 +97,7 @@ TEST_CASE("Split 13 <-> 18: num_outputs set going up; an uneven num_outputs spli
   CHECK(attr_of(first_node(down, "Split"), "split")->ints_size() == 2);
 }
 
-TEST_CASE("Pad-18 axes going down become pads over every axis; non-constant axes are refused", "[upgrade][high]") {
+TEST_CASE("Pad-18 axes going down become pads over every axis, non-constant axes are refused", "[upgrade][high]") {
   Net n(18);
   n.b.input("x", DType::float32, {2, 3, 4});
   n.ints("pads", {1, 2, 0, 3});

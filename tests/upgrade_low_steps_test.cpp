@@ -108,7 +108,7 @@ TEST_CASE("Slice 10+ -> 9: constant starts/ends/axes become attributes (negative
   CHECK(upgrade_error_of(stepped.m, 9).find("only steps by 1") != std::string::npos);
 }
 
-TEST_CASE("TopK 10/11 -> 9: the constant K becomes k; largest = 0 cannot go below 11", "[upgrade][low]") {
+TEST_CASE("TopK 10/11 -> 9: the constant K becomes k, largest = 0 cannot go below 11", "[upgrade][low]") {
   Net n(11);
   n.input("x", DType::float32, {2, 5});
   n.init("k", DType::int64, {1}, {3});
@@ -128,7 +128,7 @@ TEST_CASE("TopK 10/11 -> 9: the constant K becomes k; largest = 0 cannot go belo
   CHECK(upgrade_error_of(smallest.m, 10).find("largest = 0") != std::string::npos);
 }
 
-TEST_CASE("Squeeze/Unsqueeze 13 -> 10: axes input -> attribute, negative axes made positive; and back", "[upgrade][low]") {
+TEST_CASE("Squeeze/Unsqueeze 13 -> 10: axes input -> attribute, negative axes made positive, and back", "[upgrade][low]") {
   Net n(13);
   n.input("x", DType::float32, {2, 1, 3});
   n.init("sq", DType::int64, {1}, {-2});
@@ -174,7 +174,7 @@ TEST_CASE("up to 17 too, every node that blocks is named in one error, and the p
   CHECK(ok.to_ir == 8);
 }
 
-TEST_CASE("attributes added with defaults up to 17 go down at their default; ops without ONNX adapters below 6 go down unchanged", "[upgrade][low]") {
+TEST_CASE("attributes added with defaults up to 17 go down at their default, ops without ONNX adapters below 6 go down unchanged", "[upgrade][low]") {
   Net n(13);
   n.input("x", DType::float32, {1, 4, 3, 3});
   auto& pool = n.node("AveragePool", {"x"}, {"p"}, "pool");
@@ -206,7 +206,7 @@ TEST_CASE("attributes added with defaults up to 17 go down at their default; ops
   CHECK(upgrade_error_of(crd.m, 10).find("DepthToSpace") != std::string::npos);
 }
 
-TEST_CASE("Resize 13 -> 11/10 and to Upsample 9/7 where the result is the same; other modes refused by name", "[upgrade][low]") {
+TEST_CASE("Resize 13 -> 11/10 and to Upsample 9/7 where the result is the same, other modes refused by name", "[upgrade][low]") {
   for (const std::string mode : {"nearest", "linear"}) {
     INFO(mode);
     Net n(13);

@@ -243,7 +243,7 @@ TEST_CASE("MeanVarianceNormalization-9/13 below 9 becomes its function body, def
   }
 }
 
-TEST_CASE("Gelu-20 below 20 becomes its function body; without approximation it needs Erf (opset 9)",
+TEST_CASE("Gelu-20 below 20 becomes its function body, without approximation it needs Erf (opset 9)",
           "[upgrade][lower]") {
   for (const std::string approximate : {"none", "tanh"}) {
     INFO(approximate);

@@ -110,7 +110,7 @@ TEST_CASE("Softmax, LogSoftmax and Hardmax 12 -> 13 over a non-last axis need no
   CHECK(r.rewrites[0].op == op);
 }
 
-TEST_CASE("Softmax over the last axis only has its axis rewritten; 13 -> 12 refuses other axes", "[upgrade]") {
+TEST_CASE("Softmax over the last axis only has its axis rewritten, 13 -> 12 refuses other axes", "[upgrade]") {
   Model m = softmax_model(12, "Softmax", 2, true);
   upgrade_model(m, {});
   CHECK(m.proto.graph().node_size() == 1);
@@ -172,7 +172,7 @@ TEST_CASE("a node bnorm's own steps convert, with an input or output count its s
   }
 }
 
-TEST_CASE("upgrade CLI: bad --to is exit 2; --json reports per node", "[upgrade][cli]") {
+TEST_CASE("upgrade CLI: bad --to is exit 2, --json reports per node", "[upgrade][cli]") {
   TempDir tmp;
   const std::string in = testdata("bn_absent_is_test_opset6.onnx").string(), out = (tmp / "o.onnx").string();
   for (const char* to : {"0", "24", "x"}) {

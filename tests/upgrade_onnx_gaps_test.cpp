@@ -52,7 +52,7 @@ int64_t int_of(const Model& m, const std::string& op, const std::string& attr) {
 
 }  // namespace
 
-TEST_CASE("Gather 11 -> 10 and below: negative axis and constant indices made non-negative, other indices at run time; and back", "[upgrade][gaps]") {
+TEST_CASE("Gather 11 -> 10 and below: negative axis and constant indices made non-negative, other indices at run time, and back", "[upgrade][gaps]") {
   Net n(11);
   n.input("x", DType::float32, {3, 4});
   n.init("idx", DType::int64, {3}, {0, -1, 2});
@@ -85,7 +85,7 @@ TEST_CASE("Gather 11 -> 10 and below: negative axis and constant indices made no
   CHECK(e.find("may hold negative indices") != std::string::npos);
 }
 
-TEST_CASE("negative axes below 11 (Softmax family, Concat, ArgMax, Split, Compress, OneHot, Reduce, Scan) are made non-negative; and back", "[upgrade][gaps]") {
+TEST_CASE("negative axes below 11 (Softmax family, Concat, ArgMax, Split, Compress, OneHot, Reduce, Scan) are made non-negative, and back", "[upgrade][gaps]") {
   Net n(11);
   n.input("x", DType::float32, {2, 3, 4});
   n.init("keep", DType::boolean, {4}, {1, 0, 1, 1});
@@ -144,7 +144,7 @@ TEST_CASE("ReduceSum 13 -> 12: a constant axes input becomes the attribute (ONNX
   CHECK(upgrade_error_of(noop.m, 12).find("noop_with_empty_axes") != std::string::npos);
 }
 
-TEST_CASE("Scan 11 -> 10: negative scan axes made non-negative; below 9 refused", "[upgrade][gaps]") {
+TEST_CASE("Scan 11 -> 10: negative scan axes made non-negative, below 9 refused", "[upgrade][gaps]") {
   Net n(11);
   n.input("s0", DType::float32, {3});
   n.input("xs", DType::float32, {4, 3});
@@ -232,7 +232,7 @@ TEST_CASE("Equal, Greater, Less, And, Or, Xor 7 <-> 6: numpy broadcast <-> the l
   CHECK(e.find("tensor(int64)") != std::string::npos);
 }
 
-TEST_CASE("RNN, GRU, LSTM 7 <-> 6 and GRU 3 <-> 1: output_sequence, linear_before_reset, GRU-1's Y_h; and back", "[upgrade][gaps]") {
+TEST_CASE("RNN, GRU, LSTM 7 <-> 6 and GRU 3 <-> 1: output_sequence, linear_before_reset, GRU-1's Y_h, and back", "[upgrade][gaps]") {
   Net n(14);
   n.input("x", DType::float32, {4, 1, 3});
   const int gates[] = {1, 3, 4};
@@ -287,7 +287,7 @@ TEST_CASE("RNN, GRU, LSTM 7 <-> 6 and GRU 3 <-> 1: output_sequence, linear_befor
   CHECK(e.find("layout = 1") != std::string::npos);
 }
 
-TEST_CASE("RoiAlign 16 -> 15: half_pixel moved into the rois (constant or by a Sub), output_half_pixel dropped; and back", "[upgrade][gaps]") {
+TEST_CASE("RoiAlign 16 -> 15: half_pixel moved into the rois (constant or by a Sub), output_half_pixel dropped, and back", "[upgrade][gaps]") {
   Net n(16);
   n.input("x", DType::float32, {1, 2, 6, 6});
   n.init("rois", DType::float32, {2, 4}, {0.5, 0.25, 4.5, 3.75, 1, 1, 5, 4});
@@ -336,7 +336,7 @@ TEST_CASE("RoiAlign 16 -> 15: half_pixel moved into the rois (constant or by a S
   CHECK(e.find("smaller than 1 x 1") != std::string::npos);
 }
 
-TEST_CASE("QuantizeLinear/DequantizeLinear 13+ -> 10: per-tensor scales as scalars, axis dropped; per-axis refused", "[upgrade][gaps]") {
+TEST_CASE("QuantizeLinear/DequantizeLinear 13+ -> 10: per-tensor scales as scalars, axis dropped, per-axis refused", "[upgrade][gaps]") {
   Net n(13);
   n.input("x", DType::float32, {2, 3});
   n.init("s", DType::float32, {1}, {0.05});
@@ -418,7 +418,7 @@ TEST_CASE("Reshape 5 <-> 4: a constant shape input <-> the attribute (an initial
   CHECK(e.find("not a constant") != std::string::npos);
 }
 
-TEST_CASE("Split 1 <-> 2: a constant split input becomes the attribute; LpPool/GlobalLpPool 1 <-> 2: p float <-> int", "[upgrade][gaps]") {
+TEST_CASE("Split 1 <-> 2: a constant split input becomes the attribute, LpPool/GlobalLpPool 1 <-> 2: p float <-> int", "[upgrade][gaps]") {
   Net n(1);
   n.input("x", DType::float32, {1, 2, 4, 4});
   n.init("sizes", DType::int64, {2}, {1, 3});
@@ -481,7 +481,7 @@ TEST_CASE("changes that only added types or documentation go down unchanged (Cli
   through(clip.m, {5, 1});  // Before: "No Adapter From Version $6 for Clip"
 }
 
-TEST_CASE("Loop 11 -> 10: kept with a loop-carried value, refused by name without one; and back", "[upgrade][gaps]") {
+TEST_CASE("Loop 11 -> 10: kept with a loop-carried value, refused by name without one, and back", "[upgrade][gaps]") {
   auto loop_net = [](bool carried) {
     Net n(13);
     n.input("x0", DType::float32, {2});
@@ -522,7 +522,7 @@ TEST_CASE("Loop 11 -> 10: kept with a loop-carried value, refused by name withou
   CHECK(e.find("without loop-carried values") != std::string::npos);
 }
 
-TEST_CASE("Tile 1 -> 6: constant tiles and axis become repeats; down to Tile-1 refused by name", "[upgrade][gaps]") {
+TEST_CASE("Tile 1 -> 6: constant tiles and axis become repeats, down to Tile-1 refused by name", "[upgrade][gaps]") {
   Net n(5);
   n.input("x", DType::float32, {2, 3});
   n.init("tiles", DType::int64, {}, {3});

@@ -102,7 +102,7 @@ TEST_CASE("Dropout goes down from 13 to every version and back with its ratio, m
   expect_same_outputs(m13, up);
 }
 
-TEST_CASE("Dropout-6 going up: ratio becomes an input, is_test goes; training is kept or declared inference", "[upgrade]") {
+TEST_CASE("Dropout-6 going up: ratio becomes an input, is_test goes, training is kept or declared inference", "[upgrade]") {
   for (int64_t is_test : {1, 0}) {
     Model m = new_model(6);
     add_input(m, "x", DType::float32, {2, 3});
@@ -278,7 +278,7 @@ TEST_CASE("an IR 3 model whose initializers are not graph inputs gets them liste
   CHECK_FALSE(r.warnings.empty());
 }
 
-TEST_CASE("attributes a norm schema does not have are dropped with a warning; BN-1 gets consumed_inputs", "[upgrade]") {
+TEST_CASE("attributes a norm schema does not have are dropped with a warning, BN-1 gets consumed_inputs", "[upgrade]") {
   Model m = new_model(1);
   add_input(m, "x", DType::float32, {1, 2, 3});
   for (const char* p : {"s", "b"}) add_init(m, p, Tensor::from_f64(DType::float32, {2}, {1.0, 0.5}));

@@ -11,7 +11,7 @@ TEST_CASE("an error names the file, the node with op and version, and the proble
   CHECK(std::string(e.what()) == e.message());
 }
 
-TEST_CASE("the innermost file and node win; contexts are appended", "[error]") {
+TEST_CASE("the innermost file and node win, contexts are appended", "[error]") {
   Error e(ErrorKind::unsupported, "bad");
   e.at_node("a", "Conv").at_node("b", "Relu").in_file("x.onnx").in_file("y.onnx").context("while folding");
   CHECK(e.message() == "x.onnx: node 'a' (Conv): bad (while folding)");

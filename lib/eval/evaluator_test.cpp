@@ -329,7 +329,7 @@ TEST_CASE("Clip with min greater than max sets every value to max, at every vers
   }
 }
 
-TEST_CASE("Pad-1 reads paddings, or pads as opset-1 exporters wrote it; without either it names the attribute",
+TEST_CASE("Pad-1 reads paddings, or pads as opset-1 exporters wrote it, without either it names the attribute",
           "[eval][regression]") {
   for (const char* name : {"paddings", "pads", ""}) {
     INFO(name);

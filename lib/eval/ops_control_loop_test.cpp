@@ -308,7 +308,7 @@ TEST_CASE("SequenceMap maps sequences position by position with tensors as they 
   CHECK_THROWS_AS(bnorm::evaluate_values(b.model(), in), Error);
 }
 
-TEST_CASE("If returns sequences from version 13; an error in a branch names its path", "[eval][control]") {
+TEST_CASE("If returns sequences from version 13, an error in a branch names its path", "[eval][control]") {
   for (int opset : {11, 13}) {
     GraphBuilder b(opset);
     b.input("c", DType::boolean, {});

@@ -222,7 +222,7 @@ TEST_CASE("Optional wraps a value or makes an empty one of its type attribute", 
   CHECK(out.at("got_tensor").tensor.to_f64() == std::vector<double>{3, 4});
 }
 
-TEST_CASE("Optional ops before version 18 take optionals only; an empty one has no element to get", "[eval][control]") {
+TEST_CASE("Optional ops before version 18 take optionals only, an empty one has no element to get", "[eval][control]") {
   for (const char* op : {"OptionalHasElement", "OptionalGetElement"}) {
     GraphBuilder b(15);
     b.input("X", DType::float32, {2});
@@ -265,7 +265,7 @@ TEST_CASE("Identity passes sequences from version 14 and optionals from 16", "[e
   }
 }
 
-TEST_CASE("an op that takes tensors refuses a sequence naming the node; evaluate returns tensors only", "[eval][control]") {
+TEST_CASE("an op that takes tensors refuses a sequence naming the node, evaluate returns tensors only", "[eval][control]") {
   GraphBuilder b(13);
   sequence_input(b, "S");
   b.node("Relu", {"S"}, {"Y"}, "relu");

@@ -117,7 +117,7 @@ TEST_CASE("Concat joins along a negative axis and Split cuts by attribute, input
   CHECK(equal[2].to_f64() == std::vector<double>{4, 5});
 }
 
-TEST_CASE("Gather takes any axis and negative indices; out of range is an input error", "[eval][ops]") {
+TEST_CASE("Gather takes any axis and negative indices, out of range is an input error", "[eval][ops]") {
   const Tensor x = iota({2, 3});
   const Tensor g = run1(13, "Gather", {x, ints({2, 2}, {-1, 0, 1, 1})}, [](auto& n) { set_attr(n, "axis", int64_t{1}); });
   CHECK(g.dims == std::vector<int64_t>{2, 2, 2});

@@ -24,7 +24,7 @@ Tensor iota(std::vector<int64_t> dims, DType t = DType::float32) { return bnorm:
 
 }  // namespace
 
-TEST_CASE("OneHot inserts the depth dim at the axis; negative indices count from the end from 11, not at 9",
+TEST_CASE("OneHot inserts the depth dim at the axis, negative indices count from the end from 11, not at 9",
           "[eval][indexing]") {
   const Tensor ind = i64({2}, {1, -1});
   const Tensor depth = f32({}, {3.7});  // truncated to 3
@@ -84,7 +84,7 @@ TEST_CASE("CumSum sums along the axis input, exclusive and reverse, float16 only
   REQUIRE_THROWS_AS(run_node1(14, "CumSum", {tensor_of(DType::int8, {1}, {1}), i64({}, {0})}), bnorm::Error);
 }
 
-TEST_CASE("EyeLike puts ones at [i, i + k] in dtype or the input's type; bfloat16 from 22", "[eval][indexing]") {
+TEST_CASE("EyeLike puts ones at [i, i + k] in dtype or the input's type, bfloat16 from 22", "[eval][indexing]") {
   const Tensor x = tensor_of(DType::int32, {3, 4}, V(12, 7.0));
   const Tensor e = run_node1(9, "EyeLike", {x}, int_attrs({{"k", -1}}));
   CHECK(e.dtype == DType::int32);

@@ -133,7 +133,7 @@ TEST_CASE("ScatterElements reductions: add and mul from version 16, max and min 
             .to_f64() == V{0, 0});
 }
 
-TEST_CASE("Scatter-9 replaces like ScatterElements but refuses negative indices; it is gone at 11",
+TEST_CASE("Scatter-9 replaces like ScatterElements but refuses negative indices, it is gone at 11",
           "[eval][indexing]") {
   // The spec's example 2.
   const Tensor data = f32({1, 5}, {1, 2, 3, 4, 5});

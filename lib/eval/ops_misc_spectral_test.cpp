@@ -78,7 +78,7 @@ TEST_CASE("DFT of long lengths (power of two, composite and prime above 64) matc
   }
 }
 
-TEST_CASE("DFT-20 reads the axis from input 2, -2 by default; DFT-17 from its attribute", "[eval][misc]") {
+TEST_CASE("DFT-20 reads the axis from input 2, -2 by default, DFT-17 from its attribute", "[eval][misc]") {
   // [2][3][1]: along axis 0 the lines are (x[0][j], x[1][j]).
   const Tensor x = f64({2, 3, 1}, {1, 2, 3, 10, 20, 30});
   const std::vector<double> along0{11, 0, 22, 0, 33, 0, -9, 0, -18, 0, -27, 0};

@@ -57,7 +57,7 @@ TEST_CASE("LayerNormalization broadcasts Scale along leading axes, works without
   check_close(out.at("Y"), layer_norm_ref(x, 6, std::vector<double>(24, 2.0), {}, kEps).y);
 }
 
-TEST_CASE("LayerNormalization of float16 and bfloat16 rounds once; stash_type sets the statistics' type",
+TEST_CASE("LayerNormalization of float16 and bfloat16 rounds once, stash_type sets the statistics' type",
           "[eval][normfamily]") {
   for (DType t : {DType::float16, DType::bfloat16}) {
     const std::vector<double> x = held(t, {3, 5}, random(15, -3, 3));
@@ -99,7 +99,7 @@ TEST_CASE("LayerNormalization of an empty row count or a NaN row", "[eval][normf
   for (size_t i = 0; i < 8; ++i) CHECK(std::isnan(y[i]) == (i >= 4));
 }
 
-TEST_CASE("RMSNormalization divides by the root mean square; Y takes scale's type", "[eval][normfamily]") {
+TEST_CASE("RMSNormalization divides by the root mean square, Y takes scale's type", "[eval][normfamily]") {
   const std::vector<double> x = held(DType::float16, {2, 2, 3}, random(12, -3, 3));
   const std::vector<double> s = held(DType::float32, {2, 3}, random(6, -2, 2, 5));
   auto out = run("RMSNormalization", 23, {{"X", tensor(DType::float16, {2, 2, 3}, x)}, {"S", tensor(DType::float32, {2, 3}, s)}},

@@ -24,7 +24,7 @@ Attrs kernel(std::vector<int64_t> k, std::function<void(onnx::NodeProto&)> more 
 
 }  // namespace
 
-TEST_CASE("LpPool is the p-norm of each window; p is a float at 1 and an int from 2", "[eval][resample]") {
+TEST_CASE("LpPool is the p-norm of each window, p is a float at 1 and an int from 2", "[eval][resample]") {
   const Tensor x = f32({1, 1, 3}, {-3, 4, 12});
   auto p_int = [](int64_t p) { return [p](onnx::NodeProto& n) { set_attr(n, "p", p); }; };
   const std::vector<double> l2 = run_node1(11, "LpPool", {x}, kernel({2})).to_f64();
@@ -40,7 +40,7 @@ TEST_CASE("LpPool is the p-norm of each window; p is a float at 1 and an int fro
   REQUIRE_THROWS_AS(run_node1(11, "LpPool", {x}, dilated), bnorm::Error);
 }
 
-TEST_CASE("GlobalMaxPool and GlobalLpPool reduce each plane; NaN propagates through the max", "[eval][resample]") {
+TEST_CASE("GlobalMaxPool and GlobalLpPool reduce each plane, NaN propagates through the max", "[eval][resample]") {
   const Tensor x = f32({1, 2, 2}, {3, -4, 1, NAN});
   const Tensor m = run_node1(22, "GlobalMaxPool", {x});
   CHECK(m.dims == std::vector<int64_t>{1, 2, 1});

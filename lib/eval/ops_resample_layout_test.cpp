@@ -23,7 +23,7 @@ Attrs block(int64_t b, const std::string& mode = {}) {
 
 }  // namespace
 
-TEST_CASE("DepthToSpace DCR interleaves channel groups; CRD takes consecutive channels", "[eval][resample]") {
+TEST_CASE("DepthToSpace DCR interleaves channel groups, CRD takes consecutive channels", "[eval][resample]") {
   const Tensor x = iota(DType::int32, {1, 8, 1, 1});
   const Tensor dcr = run_node1(13, "DepthToSpace", {x}, block(2));
   CHECK(dcr.dims == std::vector<int64_t>{1, 2, 2, 2});

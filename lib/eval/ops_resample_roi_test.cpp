@@ -57,7 +57,7 @@ TEST_CASE("RoiAlign max takes the largest weighted corner, so zero-weight corner
         std::vector<double>{0});
 }
 
-TEST_CASE("DeformConv with zero offsets is Conv; offsets shift taps with zeros outside", "[eval][resample]") {
+TEST_CASE("DeformConv with zero offsets is Conv, offsets shift taps with zeros outside", "[eval][resample]") {
   const Tensor x = ramp({1, 1, 3, 3});  // 3y + x
   const Tensor w = f32({1, 1, 2, 2}, {1, 1, 1, 1});
   const Tensor zero = f32({1, 8, 2, 2}, std::vector<double>(32, 0));

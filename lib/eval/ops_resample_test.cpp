@@ -42,7 +42,7 @@ TEST_CASE("GridSample-20 reflects coordinates outside the border, repeatedly", "
   check_close(run_node1(20, "GridSample", {x, grid}, grid_attrs("linear", "reflection", 1)).to_f64(), {15, 5, 12.5});
 }
 
-TEST_CASE("GridSample nearest rounds half to even; cubic uses Keys' kernel with a = -0.75", "[eval][resample]") {
+TEST_CASE("GridSample nearest rounds half to even, cubic uses Keys' kernel with a = -0.75", "[eval][resample]") {
   // align_corners 1 on 3 samples: x = v + 1, so 0.5 -> 0 and 1.5 -> 2.
   const Tensor halves = f64({1, 2, 1}, {-0.5, 0.5});
   check_close(run_node1(20, "GridSample", {f64({1, 1, 3}, {1, 2, 4}), halves}, grid_attrs("nearest", "", 1)).to_f64(),

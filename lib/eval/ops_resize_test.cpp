@@ -101,7 +101,7 @@ TEST_CASE("Resize-10 nearest reads floor(x / scale) upsampling and ceil downsamp
   CHECK(run_node1(10, "Resize", {f32({2}, {7, 9}), f32({1}, {2})}).to_f64() == std::vector<double>{7, 7, 9, 9});
 }
 
-TEST_CASE("Upsample linear is asymmetric with the edge repeated; its scales must be at least 1", "[eval][resample]") {
+TEST_CASE("Upsample linear is asymmetric with the edge repeated, its scales must be at least 1", "[eval][resample]") {
   const Tensor x = f64({1, 1, 1, 2}, {1, 2});
   const std::vector<double> want{1, 1.5, 2, 2};
   CHECK(run_node1(9, "Upsample", {x, f32({4}, {1, 1, 1, 2})}, mode("linear")).to_f64() == want);

@@ -143,7 +143,7 @@ TEST_CASE("Version 1 accepts output_sequence and computes Y all the same", "[eva
   }
 }
 
-TEST_CASE("float32 and float16 round once; bfloat16 only from version 22", "[eval][rnn]") {
+TEST_CASE("float32 and float16 round once, bfloat16 only from version 22", "[eval][rnn]") {
   Case c;
   c.op = "GRU";
   c.init_h = true;

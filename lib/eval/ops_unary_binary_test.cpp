@@ -116,7 +116,7 @@ TEST_CASE("BitShift moves bits of unsigned integers, dropping those shifted out"
   CHECK_THROWS_AS(run_node1(10, "BitShift", {t(DType::uint8, {1}), t(DType::uint8, {1})}, left), bnorm::Error);
 }
 
-TEST_CASE("BitwiseAnd, Or, Xor broadcast over signed and unsigned integers; Not flips every bit", "[eval][unary]") {
+TEST_CASE("BitwiseAnd, Or, Xor broadcast over signed and unsigned integers, Not flips every bit", "[eval][unary]") {
   const Tensor a = t(DType::int16, {2, 2}, {12, -1, 0, -32768});
   const Tensor b = t(DType::int16, {2}, {10, 3});
   CHECK(run_node1(18, "BitwiseAnd", {a, b}).to_f64() == V{8, 3, 0, 0});

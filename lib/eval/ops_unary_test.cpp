@@ -183,7 +183,7 @@ TEST_CASE("Shrink zeroes [-lambd, lambd] and moves the rest toward zero by bias"
   CHECK_THROWS_AS(run1(8, "Shrink", tensor(DType::float32, x)), bnorm::Error);
 }
 
-TEST_CASE("IsNaN and IsInf give booleans; IsInf detects either sign on request", "[eval][unary]") {
+TEST_CASE("IsNaN and IsInf give booleans, IsInf detects either sign on request", "[eval][unary]") {
   const V x = {1, kNaN, kInf, -kInf, 0, -1e300};
   const Tensor nan = run1(9, "IsNaN", tensor(DType::float64, x));
   CHECK(nan.dtype == DType::boolean);

@@ -130,7 +130,7 @@ TEST_CASE("gemm gives the same bits on one thread and on several", "[kernels]") 
   REQUIRE(std::memcmp(one.data(), plain(o, s, false).data(), one.size() * sizeof(float)) == 0);
 }
 
-TEST_CASE("gemm with k = 0 writes zeros, or leaves C when accumulating; NaN and infinity propagate", "[kernels]") {
+TEST_CASE("gemm with k = 0 writes zeros, or leaves C when accumulating, NaN and infinity propagate", "[kernels]") {
   testing::SettingsGuard guard;
   for (Isa isa : testing::available_isas()) {
     set_active_isa(isa);

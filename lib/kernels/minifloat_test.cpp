@@ -65,7 +65,7 @@ TEST_CASE("Every float8 and float4 bit pattern decodes to its format's value", "
   }
 }
 
-TEST_CASE("Encoding a decoded value gives its bit pattern back; midpoints round to the even neighbour",
+TEST_CASE("Encoding a decoded value gives its bit pattern back, midpoints round to the even neighbour",
           "[kernels][minifloat]") {
   for (const auto& s : kSpecs) {
     const int sign_bit = 1 << (s.exp + s.man);

@@ -57,7 +57,7 @@ std::string error_of(const onnx::ModelProto& proto) {
 
 }  // namespace
 
-TEST_CASE("validate_model: subgraphs see outer values; undefined names anywhere are errors naming the node",
+TEST_CASE("validate_model: subgraphs see outer values, undefined names anywhere are errors naming the node",
           "[model][validate]") {
   CHECK(error_of(with_branch("y")) == "no error");  // an outer-scope value made by a node
   CHECK(error_of(with_branch("x")) == "no error");  // an outer-scope graph input
@@ -88,7 +88,7 @@ TEST_CASE("validate_model: a name assigned twice (not SSA) names the second node
   CHECK(error_of(branches) == "no error");
 }
 
-TEST_CASE("validate_model: a cycle names a node on it; load_model adds the file", "[model][validate]") {
+TEST_CASE("validate_model: a cycle names a node on it, load_model adds the file", "[model][validate]") {
   auto m = with_branch("y");
   m.mutable_graph()->mutable_node(0)->set_input(0, "y");  // id reads its own output
   CHECK(error_of(m) == "node 'id' (Identity): the graph has a cycle through this node");

@@ -49,7 +49,7 @@ std::vector<Fp16Risk> of(const std::vector<Fp16Risk>& all, const std::string& ch
 
 }  // namespace
 
-TEST_CASE("fp16_risks: variances above 65504 are reported, those from 65520 on as inf; 65504 itself is not",
+TEST_CASE("fp16_risks: variances above 65504 are reported, those from 65520 on as inf, 65504 itself is not",
           "[fp16_risk]") {
   const auto risks = fp16_risks(bn({1, 1, 1, 1}, {1e5, 70000, 65510, 65504}, 1e-5f));
   REQUIRE(risks.size() == 1);
@@ -81,7 +81,7 @@ TEST_CASE("fp16_risks: an epsilon that rounds to 0 in float16, one below its sub
   }
 }
 
-TEST_CASE("fp16_risks: scales that are float16 subnormals, some rounding to 0; the smallest normal is fine",
+TEST_CASE("fp16_risks: scales that are float16 subnormals, some rounding to 0, the smallest normal is fine",
           "[fp16_risk]") {
   const auto risks = fp16_risks(ln({1e-5, -1e-8, 1.0, 6.2e-5}));
   REQUIRE(risks.size() == 1);

@@ -281,7 +281,7 @@ TEST_CASE("the norm fold keeps what it may not fold and says why", "[fold][norm_
   }
 }
 
-TEST_CASE("a MatMul after a LayerNormalization with zero bias folds without an Add; verify_norm_folds passes",
+TEST_CASE("a MatMul after a LayerNormalization with zero bias folds without an Add, verify_norm_folds passes",
           "[fold][norm_fold]") {
   GraphBuilder g(17);
   g.input("x", DType::float32, {2, 4});
@@ -313,7 +313,7 @@ TEST_CASE("a MatMul after a LayerNormalization with zero bias folds without an A
   CHECK_FALSE(verify_norm_folds(before, bad, r, 7)[0].pass);
 }
 
-TEST_CASE("a float16 LayerNormalization folds into a float16 MatMul and Add; the weights stay float16 and verify",
+TEST_CASE("a float16 LayerNormalization folds into a float16 MatMul and Add, the weights stay float16 and verify",
           "[fold][norm_fold]") {
   auto f16 = [](const std::vector<int64_t>& dims, const std::vector<double>& v) {
     return Tensor::from_f64(DType::float16, dims, v);
