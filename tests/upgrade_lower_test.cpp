@@ -480,3 +480,34 @@ TEST_CASE("ConstantOfShape below 9 becomes an initializer of its values", "[upgr
   const Model back = through(down, {9, 13});
   expect_same_outputs(m, back);
 }
+
+TEST_CASE("at IR 3, a ConstantOfShape weight written as an initializer is a graph input too, so shapes reach past it",
+          "[upgrade][lower]") {
+  // As onnx_light's ResNet-50 (IR 3, opset 9): without the graph input,
+  // shape inference ignored the initializer and the Sum below 8 (legacy
+  // broadcast) could not know its inputs' shapes.
+  Model m = net(9);
+  m.proto.set_ir_version(3);
+  input(m, "x", DType::float32, {1, 2, 4, 4});
+  Tensor shape = Tensor::from_f64(DType::int64, {4}, {2, 2, 1, 1});
+  shape.name = "w_shape";
+  *g(m).add_initializer() = to_proto(shape);
+  *g(m).add_input() = g(m).input(0);
+  g(m).mutable_input(1)->set_name("w_shape");
+  g(m).mutable_input(1)->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int32_t>(DType::int64));
+  g(m).mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->clear_dim();
+  g(m).mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
+  auto& fill = node(m, "ConstantOfShape", {"w_shape"}, {"w"}, "fill");
+  auto* value = fill.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = to_proto(Tensor::from_f64(DType::float32, {1}, {0.5}));
+  node(m, "Conv", {"x", "w"}, {"c"}, "conv");
+  node(m, "Sum", {"c", "x"}, {"y"}, "sum");
+  add_output(g(m), "y", DType::float32, {1, 2, 4, 4});
+  const Model down = through(m, {6});
+  CHECK(count_op(down, "ConstantOfShape") == 0);
+  bool listed = false;
+  for (const auto& in : down.proto.graph().input()) listed = listed || in.name() == "w";
+  CHECK(listed);
+}

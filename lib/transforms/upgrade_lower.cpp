@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/error.h"
@@ -14,6 +15,7 @@
 #include "model/norm_op.h"
 #include "model/op_versions.h"
 #include "model/prune.h"
+#include "model/tensor_proto.h"
 #include "transforms/steps/lower.h"
 
 namespace bnorm::upgrade_detail {
@@ -127,7 +129,14 @@ void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& p
       if (plan.blocker.empty()) {
         for (const auto& in : n.input()) released.insert(in);
         for (auto& b : s.before) *nodes.Add() = std::move(b);
-        for (auto& t : s.initializers) *g.add_initializer() = std::move(t);
+        for (auto& t : s.initializers) {
+          // Below IR 4 every initializer of the main graph is a graph input too
+          // (shape inference ignores one that is not: everything after it unknown).
+          const bool listed = std::any_of(g.input().begin(), g.input().end(),
+                                          [&](const onnx::ValueInfoProto& v) { return v.name() == t.name(); });
+          if (m.ir_version() < 4 && path == "main" && !listed) add_tensor_input(g, t.name(), t.data_type(), t.dims());
+          *g.add_initializer() = std::move(t);
+        }
         if (r) r->rewrites.push_back({path, n.name(), n.op_type(), plan.changes.front(), s.report.added, plan.label});
       } else {
         *nodes.Add() = std::move(n);
