@@ -5,6 +5,8 @@
 // with ONNX's checker and the evaluator (same outputs before and after).
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "core/error.h"
 #include "eval/test_graph.h"
 #include "transforms/upgrade.h"
@@ -106,6 +108,23 @@ TEST_CASE("Slice 10+ -> 9: constant starts/ends/axes become attributes (negative
   stepped.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"}, "every_other");
   add_output(stepped.g(), "y", DType::float32, {2});
   CHECK(upgrade_error_of(stepped.m, 9).find("only steps by 1") != std::string::npos);
+}
+
+TEST_CASE("Slice 10 -> 9 keeps an end of INT64_MAX (to the end), which went through a double to INT64_MIN",
+          "[upgrade][low]") {
+  // As ulfd_rfb320 going 9 -> 10 -> 9: the slice [2:] came back empty.
+  Net n(10);
+  n.input("x", DType::float32, {1, 6, 4});
+  n.init("starts", DType::int64, {1}, {2});
+  Tensor end(DType::int64, {1}, "ends");
+  end.data<int64_t>()[0] = std::numeric_limits<int64_t>::max();
+  encode_tensor(end, n.g().add_initializer());
+  n.init("axes", DType::int64, {1}, {2});
+  n.node("Slice", {"x", "starts", "ends", "axes"}, {"y"}, "tail");
+  add_output(n.g(), "y", DType::float32, {1, 6, 2});
+  const Model down = through(n.m, {9});
+  CHECK(attr_of(first_node(down, "Slice"), "ends")->ints(0) == std::numeric_limits<int64_t>::max());
+  through(down, {10});
 }
 
 TEST_CASE("TopK 10/11 -> 9: the constant K becomes k, largest = 0 cannot go below 11", "[upgrade][low]") {

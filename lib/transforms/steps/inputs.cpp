@@ -27,8 +27,18 @@ std::vector<int64_t> constant_ints(const NormSite& s, int index, const std::stri
                             why))
         .at_node(node_label(s.node), s.node.op_type(), s.version);
   }
+  // Integers as they are: through a double, INT64_MAX (exporters' "to the
+  // end") rounded up past the int64 range and came back as INT64_MIN.
   std::vector<int64_t> out;
-  for (double v : t->to_f64()) out.push_back(static_cast<int64_t>(std::llround(v)));
+  if (t->dtype == DType::int64) return std::vector<int64_t>(t->data<int64_t>(), t->data<int64_t>() + t->numel());
+  if (t->dtype == DType::int32) return std::vector<int64_t>(t->data<int32_t>(), t->data<int32_t>() + t->numel());
+  for (double v : t->to_f64()) {
+    if (!(std::fabs(v) < 9.2e18)) {
+      throw Error(ErrorKind::unsupported, fmt::format("input '{}' ({}) holds {}, which is no int64", name, what, v))
+          .at_node(node_label(s.node), s.node.op_type(), s.version);
+    }
+    out.push_back(static_cast<int64_t>(std::llround(v)));
+  }
   return out;
 }
 
