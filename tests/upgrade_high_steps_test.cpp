@@ -72,7 +72,7 @@ TEST_CASE("GridSample 16 <-> 20 renames bilinear/bicubic to linear/cubic, a 5-D 
     Model m = net(16);
     input(m, "x", DType::float32, {1, 2, 4, 4});
     input(m, "grid", DType::float32, {1, 3, 3, 2});
-    set_str_attr(node(m, "GridSample", {"x", "grid"}, {"y"}, "gs"), "mode", mode);
+    set_string(node(m, "GridSample", {"x", "grid"}, {"y"}, "gs"), "mode", mode);
     add_output(g(m), "y", DType::float32, {1, 2, 3, 3});
     const Model up = through(m, {20, 22});
     const std::string renamed = mode == "nearest" ? "nearest" : mode.substr(2);
@@ -93,8 +93,8 @@ TEST_CASE("attributes added with defaults go down at their default and are refus
   Model m = net(22);
   input(m, "x", DType::float32, {1, 1, 5, 5});
   auto& p = node(m, "AveragePool", {"x"}, {"p"}, "pool");
-  set_ints_attr(p, "kernel_shape", {2, 2});
-  set_ints_attr(p, "dilations", {1, 1});
+  set_ints(p, "kernel_shape", {2, 2});
+  set_ints(p, "dilations", {1, 1});
   auto& c = node(m, "Cast", {"p"}, {"y"}, "cast");
   set_attr(c, "to", int64_t{11});
   set_attr(c, "saturate", int64_t{1});
@@ -108,7 +108,7 @@ TEST_CASE("attributes added with defaults go down at their default and are refus
   Tensor pads = Tensor::from_f64(DType::int64, {4}, {0, 1, 0, 1});
   pads.name = "pads";
   encode_tensor(pads, g(wrap).add_initializer());
-  set_str_attr(node(wrap, "Pad", {"x", "pads"}, {"y"}, "wrap_pad"), "mode", "wrap");
+  set_string(node(wrap, "Pad", {"x", "pads"}, {"y"}, "wrap_pad"), "mode", "wrap");
   add_output(g(wrap), "y", DType::float32, {2, 5});
   const std::string e = upgrade_error_of(wrap, 18);
   CHECK(e.find("'wrap_pad' (Pad-19): mode = 'wrap' was added at version 19") != std::string::npos);
@@ -157,7 +157,7 @@ TEST_CASE("bnorm's schema check at 18+ refuses every node that does not fit its 
 TEST_CASE("upgrade --verify: same outputs pass and are written, a tampered result is reported off", "[upgrade][high][cli]") {
   Model m = net(12);
   input(m, "x", DType::float32, {2, 3});
-  set_ints_attr(node(m, "ReduceSum", {"x"}, {"y"}, "sum"), "axes", {1});
+  set_ints(node(m, "ReduceSum", {"x"}, {"y"}, "sum"), "axes", {1});
   add_output(g(m), "y", DType::float32, {2, 1});
   const Model up = converted(m, 23);
   const auto checks = verify_upgrade(m, up, 3, {});
@@ -253,8 +253,8 @@ TEST_CASE("Resize-18 axes going down: constant scales and sizes are expanded to 
     encode_tensor(t, g(m).add_initializer());
     auto& r = node(m, "Resize", sizes ? std::vector<std::string>{"x", "", "", "target"} : std::vector<std::string>{"x", "", "target"},
                    {"y"}, "resize");
-    set_ints_attr(r, "axes", {2, -1});
-    set_str_attr(r, "mode", "linear");
+    set_ints(r, "axes", {2, -1});
+    set_string(r, "mode", "linear");
     add_output(g(m), "y", DType::float32, {1, 2, 6, 8});
     const Model down = through(m, {18, 17, 13});
     CHECK_FALSE(has_attr(first_node(down, "Resize"), "axes"));
@@ -267,7 +267,7 @@ TEST_CASE("Resize-18 axes going down: constant scales and sizes are expanded to 
   encode_tensor(sc, g(aa).add_initializer());
   auto& r = node(aa, "Resize", {"x", "", "scales"}, {"y"}, "smooth");
   set_attr(r, "antialias", int64_t{1});
-  set_str_attr(r, "mode", "linear");
+  set_string(r, "mode", "linear");
   add_output(g(aa), "y", DType::float32, {1, 1, 2, 2});
   CHECK(upgrade_error_of(aa, 17).find("'smooth' (Resize-18): antialias = 1 has no equivalent below version 18") !=
         std::string::npos);

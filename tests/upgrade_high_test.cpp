@@ -40,7 +40,7 @@ TEST_CASE("Reduce* axes move between the attribute (13) and an input (18) both w
     INFO(op);
     Net n(13);
     n.b.input("x", DType::float32, {2, 3, 4});
-    set_ints_attr(n.b.node(op, {"x"}, {"y"}, "r"), "axes", {1, -1});
+    set_ints(n.b.node(op, {"x"}, {"y"}, "r"), "axes", {1, -1});
     n.out("y", DType::float32, {2, 1, 1});
     const Model up = through(n.model(), {18, 23});
     REQUIRE(first_node(up, op).input_size() == 2);
@@ -143,8 +143,8 @@ TEST_CASE("every blocking node is reported at once, and the pre-flight plan list
   // Mish-18 does not exist at 17 (Gelu, which this used, is now lowered: docs/upgrade.md, "Lowering").
   n.b.node("Mish", {"x"}, {"g"}).clear_name();  // unnamed: labelled by op, index and output
   auto& pool = n.b.node("AveragePool", {"g"}, {"p"}, "pool");
-  set_ints_attr(pool, "kernel_shape", {1});
-  set_ints_attr(pool, "dilations", {2});
+  set_ints(pool, "kernel_shape", {1});
+  set_ints(pool, "dilations", {2});
   n.b.node("ReduceMean", {"p"}, {"y"}, "mean");
   n.out("y", DType::float32, {1, 1});
   const std::string e = upgrade_error_of(n.model(), 17);

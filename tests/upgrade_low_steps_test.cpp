@@ -18,38 +18,10 @@ using namespace bnorm::test;
 
 namespace {
 
-struct Net {
-  Model m;
-  explicit Net(int64_t opset) : m(GraphBuilder(opset).model()) {
-    m.proto.set_ir_version(std::max<int64_t>(4, required_ir_version(opset)));
-    m.proto.mutable_graph()->set_name("g");
-  }
-  onnx::GraphProto& g() { return *m.proto.mutable_graph(); }
-  void input(const std::string& name, DType t, const std::vector<int64_t>& dims) {
-    add_output(g(), name, t, dims);
-    *g().add_input() = g().output(g().output_size() - 1);
-    g().mutable_output()->RemoveLast();
-  }
-  void init(const std::string& name, DType t, const std::vector<int64_t>& dims, const std::vector<double>& v) {
-    Tensor x = Tensor::from_f64(t, dims, v);
-    x.name = name;
-    encode_tensor(x, g().add_initializer());
-  }
-  onnx::NodeProto& node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
-                        const std::string& name) {
-    auto* n = g().add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    for (auto& i : in) n->add_input(i);
-    for (auto& o : out) n->add_output(o);
-    return *n;
-  }
-};
-
 }  // namespace
 
 TEST_CASE("Clip 11+ -> 10 and below: constant min/max become the attributes, and back", "[upgrade][low]") {
-  Net n(13);
+  TestNet n(13);
   n.input("x", DType::float32, {2, 3});
   n.init("lo", DType::float32, {}, {-0.25});
   n.init("hi", DType::float32, {}, {0.5});
@@ -62,7 +34,7 @@ TEST_CASE("Clip 11+ -> 10 and below: constant min/max become the attributes, and
   const Model up = through(down, {11, 13});
   CHECK(first_node(up, "Clip").input_size() == 3);
 
-  Net dyn(12);
+  TestNet dyn(12);
   dyn.input("x", DType::float32, {2});
   dyn.input("lo", DType::float32, {});
   dyn.node("Clip", {"x", "lo"}, {"y"}, "clip");
@@ -71,7 +43,7 @@ TEST_CASE("Clip 11+ -> 10 and below: constant min/max become the attributes, and
 }
 
 TEST_CASE("a non-float Constant below 9 becomes an initializer read by an Identity", "[upgrade][low]") {
-  Net n(13);
+  TestNet n(13);
   n.input("x", DType::float32, {2, 3});
   auto& c = n.node("Constant", {}, {"shape"}, "shape_const");
   auto* a = c.add_attribute();
@@ -88,7 +60,7 @@ TEST_CASE("a non-float Constant below 9 becomes an initializer read by an Identi
 }
 
 TEST_CASE("Slice 10+ -> 9: constant starts/ends/axes become attributes (negative axes made positive), and back", "[upgrade][low]") {
-  Net n(13);
+  TestNet n(13);
   n.input("x", DType::float32, {4, 5});
   n.init("starts", DType::int64, {2}, {1, 0});
   n.init("ends", DType::int64, {2}, {4, 3});
@@ -99,7 +71,7 @@ TEST_CASE("Slice 10+ -> 9: constant starts/ends/axes become attributes (negative
   CHECK(attr_of(first_node(down, "Slice"), "axes")->ints(0) == 1);
   through(down, {10, 11, 13});
 
-  Net stepped(13);
+  TestNet stepped(13);
   stepped.input("x", DType::float32, {4});
   stepped.init("starts", DType::int64, {1}, {0});
   stepped.init("ends", DType::int64, {1}, {4});
@@ -113,7 +85,7 @@ TEST_CASE("Slice 10+ -> 9: constant starts/ends/axes become attributes (negative
 TEST_CASE("Slice 10 -> 9 keeps an end of INT64_MAX (to the end), which went through a double to INT64_MIN",
           "[upgrade][low]") {
   // As ulfd_rfb320 going 9 -> 10 -> 9: the slice [2:] came back empty.
-  Net n(10);
+  TestNet n(10);
   n.input("x", DType::float32, {1, 6, 4});
   n.init("starts", DType::int64, {1}, {2});
   Tensor end(DType::int64, {1}, "ends");
@@ -128,7 +100,7 @@ TEST_CASE("Slice 10 -> 9 keeps an end of INT64_MAX (to the end), which went thro
 }
 
 TEST_CASE("TopK 10/11 -> 9: the constant K becomes k, largest = 0 cannot go below 11", "[upgrade][low]") {
-  Net n(11);
+  TestNet n(11);
   n.input("x", DType::float32, {2, 5});
   n.init("k", DType::int64, {1}, {3});
   n.node("TopK", {"x", "k"}, {"v", "i"}, "topk");
@@ -138,7 +110,7 @@ TEST_CASE("TopK 10/11 -> 9: the constant K becomes k, largest = 0 cannot go belo
   CHECK(attr_of(first_node(down, "TopK"), "k")->i() == 3);
   through(down, {10, 11, 15});
 
-  Net smallest(11);
+  TestNet smallest(11);
   smallest.input("x", DType::float32, {5});
   smallest.init("k", DType::int64, {1}, {2});
   set_attr(smallest.node("TopK", {"x", "k"}, {"v", "i"}, "bottom"), "largest", int64_t{0});
@@ -148,7 +120,7 @@ TEST_CASE("TopK 10/11 -> 9: the constant K becomes k, largest = 0 cannot go belo
 }
 
 TEST_CASE("Squeeze/Unsqueeze 13 -> 10: axes input -> attribute, negative axes made positive, and back", "[upgrade][low]") {
-  Net n(13);
+  TestNet n(13);
   n.input("x", DType::float32, {2, 1, 3});
   n.init("sq", DType::int64, {1}, {-2});
   n.init("unsq", DType::int64, {1}, {-1});
@@ -163,7 +135,7 @@ TEST_CASE("Squeeze/Unsqueeze 13 -> 10: axes input -> attribute, negative axes ma
 }
 
 TEST_CASE("up to 17 too, every node that blocks is named in one error, and the pre-flight plan lists them", "[upgrade][low]") {
-  Net n(13);
+  TestNet n(13);
   n.input("x", DType::float32, {2, 3});
   n.input("shape", DType::int64, {2});
   n.node("ConstantOfShape", {"shape"}, {"a"}, "fill");
@@ -194,10 +166,10 @@ TEST_CASE("up to 17 too, every node that blocks is named in one error, and the p
 }
 
 TEST_CASE("attributes added with defaults up to 17 go down at their default, ops without ONNX adapters below 6 go down unchanged", "[upgrade][low]") {
-  Net n(13);
+  TestNet n(13);
   n.input("x", DType::float32, {1, 4, 3, 3});
   auto& pool = n.node("AveragePool", {"x"}, {"p"}, "pool");
-  set_ints_attr(pool, "kernel_shape", {2, 2});
+  set_ints(pool, "kernel_shape", {2, 2});
   set_attr(pool, "ceil_mode", int64_t{0});
   auto& d2s = n.node("DepthToSpace", {"p"}, {"d"}, "d2s");
   set_attr(d2s, "blocksize", int64_t{2});
@@ -213,7 +185,7 @@ TEST_CASE("attributes added with defaults up to 17 go down at their default, ops
   CHECK_FALSE(has_attr(first_node(down, "DepthToSpace"), "mode"));
   through(down, {6, 13, 17});
 
-  Net crd(13);
+  TestNet crd(13);
   crd.input("x", DType::float32, {1, 4, 1, 1});
   auto& c = crd.node("DepthToSpace", {"x"}, {"y"}, "crd");
   set_attr(c, "blocksize", int64_t{2});
@@ -228,7 +200,7 @@ TEST_CASE("attributes added with defaults up to 17 go down at their default, ops
 TEST_CASE("Resize 13 -> 11/10 and to Upsample 9/7 where the result is the same, other modes refused by name", "[upgrade][low]") {
   for (const std::string mode : {"nearest", "linear"}) {
     INFO(mode);
-    Net n(13);
+    TestNet n(13);
     n.input("x", DType::float32, {1, 1, 2, 3});
     n.init("scales", DType::float32, {4}, {1, 1, 2, 2});
     auto& r = n.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
@@ -247,7 +219,7 @@ TEST_CASE("Resize 13 -> 11/10 and to Upsample 9/7 where the result is the same, 
     CHECK(attr_of(first_node(down, "Upsample"), "scales")->floats_size() == 4);
     through(down, {9, 10, 11, 13});
   }
-  Net half(13);
+  TestNet half(13);
   half.input("x", DType::float32, {1, 1, 2, 3});
   half.init("scales", DType::float32, {4}, {1, 1, 2, 2});
   half.node("Resize", {"x", "", "scales"}, {"y"}, "half_pixel_resize");
@@ -261,7 +233,7 @@ TEST_CASE("Upsample and Resize-10 going up to 11+ keep their numbers: asymmetric
   for (const std::string mode : {"nearest", "linear"}) {
     for (const bool upsample : {true, false}) {
       INFO(mode << (upsample ? " Upsample-9" : " Resize-10"));
-      Net n(upsample ? 9 : 10);
+      TestNet n(upsample ? 9 : 10);
       n.input("x", DType::float32, {1, 1, 3, 3});
       n.init("scales", DType::float32, {4}, {1, 1, 2, 3});
       auto& r = n.node(upsample ? "Upsample" : "Resize", {"x", "scales"}, {"y"}, "up");
@@ -278,7 +250,7 @@ TEST_CASE("Upsample and Resize-10 going up to 11+ keep their numbers: asymmetric
 }
 
 TEST_CASE("going down across type-only changes up to 17, a type the target lacks is named with its node", "[upgrade][low]") {
-  Net n(14);
+  TestNet n(14);
   n.input("a", DType::uint8, {2});
   n.input("b", DType::uint8, {2});
   n.node("Add", {"a", "b"}, {"s"}, "add_u8");
@@ -296,7 +268,7 @@ TEST_CASE("Upsample 9 <-> 7/8 by bnorm's step: a constant scales input becomes t
           "nodes, and a non-constant one is refused by name",
           "[upgrade][low][regression]") {
   // ONNX 1.12's adapter asserted (ir.h eraseOutput) when the scales input fed two Upsample nodes.
-  Net n(9);
+  TestNet n(9);
   n.input("x", DType::float32, {1, 1, 2, 2});
   n.init("scales", DType::float32, {4}, {1, 1, 2, 2});
   n.node("Upsample", {"x", "scales"}, {"y1"}, "up1");
@@ -310,7 +282,7 @@ TEST_CASE("Upsample 9 <-> 7/8 by bnorm's step: a constant scales input becomes t
   const Model up = through(down, {9});
   CHECK(first_node(up, "Upsample").input_size() == 2);
 
-  Net dyn(9);
+  TestNet dyn(9);
   dyn.input("x", DType::float32, {1, 1, 2, 2});
   dyn.input("s", DType::float32, {4});
   dyn.node("Upsample", {"x", "s"}, {"y"}, "up");

@@ -228,7 +228,7 @@ TEST_CASE("MeanVarianceNormalization-9/13 below 9 becomes its function body, def
       Model m = net(opset);
       input(m, "x", DType::float32, {2, 3, 4, 2});
       auto& n = node(m, "MeanVarianceNormalization", {"x"}, {"y"}, "mvn");
-      if (!axes.empty()) set_ints_attr(n, "axes", axes);
+      if (!axes.empty()) set_ints(n, "axes", axes);
       add_output(g(m), "y", DType::float32, {2, 3, 4, 2});
       for (const int64_t to : {8, 7}) {
         const Model low = through(m, {to});
@@ -250,7 +250,7 @@ TEST_CASE("Gelu-20 below 20 becomes its function body, without approximation it 
     Model m = net(20);
     input(m, "x", DType::float32, {2, 3});
     auto& n = node(m, "Gelu", {"x"}, {"y"}, "gelu");
-    if (approximate == "tanh") set_str_attr(n, "approximate", "tanh");
+    if (approximate == "tanh") set_string(n, "approximate", "tanh");
     add_output(g(m), "y", DType::float32, {2, 3});
     for (const int64_t to : {19, 13, 9}) {
       const Model low = through(m, {to});
@@ -390,12 +390,6 @@ TEST_CASE("Lowered conformance models of ONNX 1.23 still give ONNX's expected ou
 
 namespace {
 
-void set_float_attr(onnx::NodeProto& n, const std::string& name, float v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::FLOAT);
-  a->set_f(v);
-}
 
 // The experimental ops of opsets 1..9 in one chain at `opset`: ImageScaler
 // (scale and per-channel bias), Crop with and without scale, Affine,
@@ -404,25 +398,25 @@ Model experimental_chain(int64_t opset) {
   Model m = net(opset);
   input(m, "x", DType::float32, {1, 3, 6, 7});
   auto& scaler = node(m, "ImageScaler", {"x"}, {"s"}, "scaler");
-  set_float_attr(scaler, "scale", 0.5f);
+  set_attr(scaler, "scale", 0.5f);
   auto* bias = scaler.add_attribute();
   bias->set_name("bias");
   bias->set_type(onnx::AttributeProto::FLOATS);
   for (float b : {-1.0f, 0.25f, 2.0f}) bias->add_floats(b);
-  set_ints_attr(node(m, "Crop", {"s"}, {"c"}, "crop"), "border", {1, 2, 0, 1});  // rows 2..4, columns 1..6
+  set_ints(node(m, "Crop", {"s"}, {"c"}, "crop"), "border", {1, 2, 0, 1});  // rows 2..4, columns 1..6
   auto& crop2 = node(m, "Crop", {"c"}, {"c2"}, "crop_scaled");
-  set_ints_attr(crop2, "border", {1, 0, 0, 0});
-  set_ints_attr(crop2, "scale", {2, 3});
+  set_ints(crop2, "border", {1, 0, 0, 0});
+  set_ints(crop2, "scale", {2, 3});
   auto& affine = node(m, "Affine", {"c2"}, {"a"}, "affine");
-  set_float_attr(affine, "alpha", 2.0f);
-  set_float_attr(affine, "beta", 0.5f);
+  set_attr(affine, "alpha", 2.0f);
+  set_attr(affine, "beta", 0.5f);
   auto& tanh = node(m, "ScaledTanh", {"a"}, {"t"}, "scaled_tanh");
-  set_float_attr(tanh, "alpha", 1.5f);
-  set_float_attr(tanh, "beta", 0.75f);
+  set_attr(tanh, "alpha", 1.5f);
+  set_attr(tanh, "beta", 0.75f);
   auto& softplus = node(m, "ParametricSoftplus", {"t"}, {"p"}, "softplus");
-  set_float_attr(softplus, "alpha", 0.5f);
-  set_float_attr(softplus, "beta", 2.0f);
-  set_float_attr(node(m, "Scale", {"p"}, {"y"}, "scale"), "scale", 3.0f);
+  set_attr(softplus, "alpha", 0.5f);
+  set_attr(softplus, "beta", 2.0f);
+  set_attr(node(m, "Scale", {"p"}, {"y"}, "scale"), "scale", 3.0f);
   add_output(g(m), "y", DType::float32, {1, 3, 2, 3});
   return m;
 }
@@ -448,7 +442,7 @@ TEST_CASE("the experimental ops ONNX removed after opset 9 are written as today'
 TEST_CASE("an experimental op that cannot be written otherwise is named with why", "[upgrade][lower]") {
   Model m = net(9);
   input(m, "x", DType::float32, {1, 3});
-  set_float_attr(node(m, "ScaledTanh", {"x"}, {"y"}, "st"), "alpha", 2.0f);  // no beta: the schema has no default
+  set_attr(node(m, "ScaledTanh", {"x"}, {"y"}, "st"), "alpha", 2.0f);  // no beta: the schema has no default
   add_output(g(m), "y", DType::float32, {1, 3});
   const std::string e = upgrade_error_of(m, 10);
   CHECK_THAT(e, Catch::Contains("'st'") && Catch::Contains("was removed from ONNX after opset 9") &&

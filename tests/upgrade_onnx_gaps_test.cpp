@@ -15,34 +15,6 @@ using namespace bnorm::test;
 
 namespace {
 
-struct Net {
-  Model m;
-  explicit Net(int64_t opset) : m(GraphBuilder(opset).model()) {
-    m.proto.set_ir_version(std::max<int64_t>(4, required_ir_version(opset)));
-    m.proto.mutable_graph()->set_name("g");
-  }
-  onnx::GraphProto& g() { return *m.proto.mutable_graph(); }
-  void input(const std::string& name, DType t, const std::vector<int64_t>& dims) {
-    add_output(g(), name, t, dims);
-    *g().add_input() = g().output(g().output_size() - 1);
-    g().mutable_output()->RemoveLast();
-  }
-  void init(const std::string& name, DType t, const std::vector<int64_t>& dims, const std::vector<double>& v) {
-    Tensor x = Tensor::from_f64(t, dims, v);
-    x.name = name;
-    encode_tensor(x, g().add_initializer());
-  }
-  onnx::NodeProto& node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
-                        const std::string& name) {
-    auto* n = g().add_node();
-    n->set_op_type(op);
-    n->set_name(name);
-    for (auto& i : in) n->add_input(i);
-    for (auto& o : out) n->add_output(o);
-    return *n;
-  }
-};
-
 // The first value of attribute `attr` (int or ints) of the first `op` node.
 int64_t int_of(const Model& m, const std::string& op, const std::string& attr) {
   const auto* a = attr_of(first_node(m, op), attr);
@@ -53,7 +25,7 @@ int64_t int_of(const Model& m, const std::string& op, const std::string& attr) {
 }  // namespace
 
 TEST_CASE("Gather 11 -> 10 and below: negative axis and constant indices made non-negative, other indices at run time, and back", "[upgrade][gaps]") {
-  Net n(11);
+  TestNet n(11);
   n.input("x", DType::float32, {3, 4});
   n.init("idx", DType::int64, {3}, {0, -1, 2});
   n.input("i", DType::int64, {2});
@@ -70,7 +42,7 @@ TEST_CASE("Gather 11 -> 10 and below: negative axis and constant indices made no
   CHECK(count_op(down, "Less") == 1);  // gather_dyn's indices only
   through(down, {7, 11, 13});
 
-  Net sym(11);
+  TestNet sym(11);
   auto* x = sym.g().add_input();
   x->set_name("x");
   auto* tt = x->mutable_type()->mutable_tensor_type();
@@ -86,7 +58,7 @@ TEST_CASE("Gather 11 -> 10 and below: negative axis and constant indices made no
 }
 
 TEST_CASE("negative axes below 11 (Softmax family, Concat, ArgMax, Split, Compress, OneHot, Reduce, Scan) are made non-negative, and back", "[upgrade][gaps]") {
-  Net n(11);
+  TestNet n(11);
   n.input("x", DType::float32, {2, 3, 4});
   n.init("keep", DType::boolean, {4}, {1, 0, 1, 1});
   n.init("hot", DType::int64, {2}, {0, -1});
@@ -97,7 +69,7 @@ TEST_CASE("negative axes below 11 (Softmax family, Concat, ArgMax, Split, Compre
   set_attr(n.node("ArgMax", {"Hardmax_y"}, {"am"}, "argmax"), "axis", int64_t{-1});
   set_attr(n.node("Split", {"cat"}, {"s1", "s2"}, "split"), "axis", int64_t{-2});
   set_attr(n.node("Compress", {"s1", "keep"}, {"cmp"}, "compress"), "axis", int64_t{-1});
-  set_ints_attr(n.node("ReduceMean", {"s1"}, {"rm"}, "reduce"), "axes", {-1, -3});
+  set_ints(n.node("ReduceMean", {"s1"}, {"rm"}, "reduce"), "axes", {-1, -3});
   set_attr(n.node("OneHot", {"hot", "depth", "onoff"}, {"oh"}, "onehot"), "axis", int64_t{-1});
   add_output(n.g(), "rm", DType::float32, {1, 3, 1});
   add_output(n.g(), "cmp", DType::float32, {2, 3, 3});
@@ -113,7 +85,7 @@ TEST_CASE("negative axes below 11 (Softmax family, Concat, ArgMax, Split, Compre
   CHECK(int_of(down, "OneHot", "axis") == 1);
   through(down, {11, 12});
 
-  Net unranked(11);
+  TestNet unranked(11);
   auto* x = unranked.g().add_input();
   x->set_name("x");
   x->mutable_type()->mutable_tensor_type()->set_elem_type(static_cast<int32_t>(DType::float32));
@@ -126,7 +98,7 @@ TEST_CASE("negative axes below 11 (Softmax family, Concat, ArgMax, Split, Compre
 }
 
 TEST_CASE("ReduceSum 13 -> 12: a constant axes input becomes the attribute (ONNX's adapter asserted), and back", "[upgrade][gaps]") {
-  Net n(13);
+  TestNet n(13);
   n.input("x", DType::float32, {2, 3});
   n.init("axes", DType::int64, {1}, {-1});
   n.node("ReduceSum", {"x", "axes"}, {"y"}, "sum");
@@ -137,7 +109,7 @@ TEST_CASE("ReduceSum 13 -> 12: a constant axes input becomes the attribute (ONNX
   const Model up = through(down, {11, 13});
   CHECK(first_node(up, "ReduceSum").input_size() == 2);
 
-  Net noop(13);
+  TestNet noop(13);
   noop.input("x", DType::float32, {2});
   set_attr(noop.node("ReduceSum", {"x"}, {"y"}, "sum_noop"), "noop_with_empty_axes", int64_t{1});
   add_output(noop.g(), "y", DType::float32, {2});
@@ -145,13 +117,13 @@ TEST_CASE("ReduceSum 13 -> 12: a constant axes input becomes the attribute (ONNX
 }
 
 TEST_CASE("Scan 11 -> 10: negative scan axes made non-negative, below 9 refused", "[upgrade][gaps]") {
-  Net n(11);
+  TestNet n(11);
   n.input("s0", DType::float32, {3});
   n.input("xs", DType::float32, {4, 3});
   auto& scan = n.node("Scan", {"s0", "xs"}, {"sf", "ys"}, "scan");
   set_attr(scan, "num_scan_inputs", int64_t{1});
-  set_ints_attr(scan, "scan_input_axes", {-2});
-  set_ints_attr(scan, "scan_output_axes", {-1});
+  set_ints(scan, "scan_input_axes", {-2});
+  set_ints(scan, "scan_output_axes", {-1});
   auto* body = scan.add_attribute();
   body->set_name("body");
   body->set_type(onnx::AttributeProto::GRAPH);
@@ -183,7 +155,7 @@ TEST_CASE("Scan 11 -> 10: negative scan axes made non-negative, below 9 refused"
 }
 
 TEST_CASE("Equal, Greater, Less, And, Or, Xor 7 <-> 6: numpy broadcast <-> the legacy broadcast attribute", "[upgrade][gaps]") {
-  Net n(13);
+  TestNet n(13);
   n.input("a", DType::float32, {2, 3});
   n.input("b", DType::float32, {3});
   n.input("c", DType::float32, {2, 3});
@@ -200,7 +172,7 @@ TEST_CASE("Equal, Greater, Less, And, Or, Xor 7 <-> 6: numpy broadcast <-> the l
   const Model up = through(down, {7, 13});
   CHECK_FALSE(has_attr(first_node(up, "Less"), "broadcast"));
 
-  Net legacy(6);  // B aligned at axis 1 of A: numpy needs B [3, 1]
+  TestNet legacy(6);  // B aligned at axis 1 of A: numpy needs B [3, 1]
   legacy.input("a", DType::int64, {2, 3, 4});
   legacy.init("b", DType::int64, {3}, {0, 1, 2});
   auto& eq = legacy.node("Equal", {"a", "b"}, {"y"}, "equal_axis");
@@ -211,7 +183,7 @@ TEST_CASE("Equal, Greater, Less, And, Or, Xor 7 <-> 6: numpy broadcast <-> the l
   CHECK(count_op(lup, "Unsqueeze") == 1);
   through(lup, {6});
 
-  Net wide(13);  // A broadcast against B: no legacy form
+  TestNet wide(13);  // A broadcast against B: no legacy form
   wide.input("a", DType::float32, {3});
   wide.input("b", DType::float32, {2, 3});
   wide.node("Less", {"a", "b"}, {"y"}, "less_wide");
@@ -221,7 +193,7 @@ TEST_CASE("Equal, Greater, Less, And, Or, Xor 7 <-> 6: numpy broadcast <-> the l
   CHECK(e.find("less_wide") != std::string::npos);
   CHECK(e.find("[3] and [2, 3]") != std::string::npos);
 
-  Net ints(13);  // Less-7 has no integer types
+  TestNet ints(13);  // Less-7 has no integer types
   ints.input("a", DType::int64, {2});
   ints.input("b", DType::int64, {2});
   ints.node("Less", {"a", "b"}, {"y"}, "less_int");
@@ -233,7 +205,7 @@ TEST_CASE("Equal, Greater, Less, And, Or, Xor 7 <-> 6: numpy broadcast <-> the l
 }
 
 TEST_CASE("RNN, GRU, LSTM 7 <-> 6 and GRU 3 <-> 1: output_sequence, linear_before_reset, GRU-1's Y_h, and back", "[upgrade][gaps]") {
-  Net n(14);
+  TestNet n(14);
   n.input("x", DType::float32, {4, 1, 3});
   const int gates[] = {1, 3, 4};
   const char* ops[] = {"RNN", "GRU", "LSTM"};
@@ -259,7 +231,7 @@ TEST_CASE("RNN, GRU, LSTM 7 <-> 6 and GRU 3 <-> 1: output_sequence, linear_befor
   const Model up = through(down, {3, 7, 14});
   CHECK_FALSE(has_attr(first_node(up, "RNN"), "output_sequence"));
 
-  Net lbr(7);
+  TestNet lbr(7);
   lbr.input("x", DType::float32, {2, 1, 3});
   lbr.init("W", DType::float32, {1, 6, 3}, std::vector<double>(18, 0.1));
   lbr.init("R", DType::float32, {1, 6, 2}, std::vector<double>(12, 0.2));
@@ -273,7 +245,7 @@ TEST_CASE("RNN, GRU, LSTM 7 <-> 6 and GRU 3 <-> 1: output_sequence, linear_befor
   CHECK(e.find("gru_lbr") != std::string::npos);
   CHECK(e.find("linear_before_reset") != std::string::npos);
 
-  Net batch_first(14);
+  TestNet batch_first(14);
   batch_first.input("x", DType::float32, {1, 2, 3});
   batch_first.init("W", DType::float32, {1, 2, 3}, std::vector<double>(6, 0.1));
   batch_first.init("R", DType::float32, {1, 2, 2}, std::vector<double>(4, 0.2));
@@ -288,7 +260,7 @@ TEST_CASE("RNN, GRU, LSTM 7 <-> 6 and GRU 3 <-> 1: output_sequence, linear_befor
 }
 
 TEST_CASE("RoiAlign 16 -> 15: half_pixel moved into the rois (constant or by a Sub), output_half_pixel dropped, and back", "[upgrade][gaps]") {
-  Net n(16);
+  TestNet n(16);
   n.input("x", DType::float32, {1, 2, 6, 6});
   n.init("rois", DType::float32, {2, 4}, {0.5, 0.25, 4.5, 3.75, 1, 1, 5, 4});
   n.input("any", DType::float32, {2, 4});
@@ -306,8 +278,8 @@ TEST_CASE("RoiAlign 16 -> 15: half_pixel moved into the rois (constant or by a S
   set_attr(dyn, "output_width", int64_t{2});
   set_attr(dyn, "sampling_ratio", int64_t{2});
   auto& out = n.node("RoiAlign", {"x", "rois", "batch"}, {"c"}, "roi_output_half");
-  set_str_attr(out, "coordinate_transformation_mode", "output_half_pixel");
-  set_str_attr(out, "mode", "max");
+  set_string(out, "coordinate_transformation_mode", "output_half_pixel");
+  set_string(out, "mode", "max");
   add_output(n.g(), "a", DType::float32, {2, 2, 2, 3});
   add_output(n.g(), "b", DType::float32, {2, 2, 2, 2});
   add_output(n.g(), "c", DType::float32, {2, 2, 1, 1});
@@ -323,7 +295,7 @@ TEST_CASE("RoiAlign 16 -> 15: half_pixel moved into the rois (constant or by a S
   const Model up = through(down, {16});
   CHECK(attr_of(first_node(up, "RoiAlign"), "coordinate_transformation_mode")->s() == "output_half_pixel");
 
-  Net small(16);
+  TestNet small(16);
   small.input("x", DType::float32, {1, 1, 4, 4});
   small.init("rois", DType::float32, {1, 4}, {0, 0, 1, 1});
   small.init("batch", DType::int64, {1}, {0});
@@ -337,7 +309,7 @@ TEST_CASE("RoiAlign 16 -> 15: half_pixel moved into the rois (constant or by a S
 }
 
 TEST_CASE("QuantizeLinear/DequantizeLinear 13+ -> 10: per-tensor scales as scalars, axis dropped, per-axis refused", "[upgrade][gaps]") {
-  Net n(13);
+  TestNet n(13);
   n.input("x", DType::float32, {2, 3});
   n.init("s", DType::float32, {1}, {0.05});
   n.init("zp", DType::uint8, {1}, {128});
@@ -350,7 +322,7 @@ TEST_CASE("QuantizeLinear/DequantizeLinear 13+ -> 10: per-tensor scales as scala
   CHECK_FALSE(has_attr(first_node(down, "QuantizeLinear"), "axis"));
   through(down, {13, 17, 21, 13, 10});
 
-  Net high(21);  // DequantizeLinear-21 -> 12: 21 -> 17 by the table, 17 -> 12 by the step
+  TestNet high(21);  // DequantizeLinear-21 -> 12: 21 -> 17 by the table, 17 -> 12 by the step
   high.input("q", DType::uint8, {2, 3});
   high.init("s", DType::float32, {}, {0.5});
   high.init("zp", DType::uint8, {}, {3});
@@ -358,7 +330,7 @@ TEST_CASE("QuantizeLinear/DequantizeLinear 13+ -> 10: per-tensor scales as scala
   add_output(high.g(), "y", DType::float32, {2, 3});
   through(high.m, {17, 12, 10});
 
-  Net per_axis(13);
+  TestNet per_axis(13);
   per_axis.input("q", DType::uint8, {2, 3});
   per_axis.init("s", DType::float32, {3}, {0.5, 0.25, 1});
   set_attr(per_axis.node("DequantizeLinear", {"q", "s"}, {"y"}, "dq_per_axis"), "axis", int64_t{1});
@@ -370,7 +342,7 @@ TEST_CASE("QuantizeLinear/DequantizeLinear 13+ -> 10: per-tensor scales as scala
 }
 
 TEST_CASE("Max, Min, Mean, Sum 8 <-> 7: same shapes cross, broadcasting inputs are refused by name", "[upgrade][gaps]") {
-  Net n(13);
+  TestNet n(13);
   n.input("a", DType::float32, {2, 3});
   n.input("b", DType::float32, {2, 3});
   n.node("Max", {"a", "b"}, {"mx"}, "max");
@@ -382,7 +354,7 @@ TEST_CASE("Max, Min, Mean, Sum 8 <-> 7: same shapes cross, broadcasting inputs a
   CHECK_FALSE(has_attr(first_node(down, "Max"), "broadcast"));  // ONNX's adapter wrote one Max-6 does not have
   through(down, {8, 13});
 
-  Net wide(8);
+  TestNet wide(8);
   wide.input("a", DType::float32, {2, 3});
   wide.input("b", DType::float32, {3});
   wide.node("Sum", {"a", "b"}, {"y"}, "sum_wide");
@@ -394,7 +366,7 @@ TEST_CASE("Max, Min, Mean, Sum 8 <-> 7: same shapes cross, broadcasting inputs a
 }
 
 TEST_CASE("Reshape 5 <-> 4: a constant shape input <-> the attribute (an initializer, listed as a graph input at IR 3)", "[upgrade][gaps]") {
-  Net n(13);
+  TestNet n(13);
   n.input("x", DType::float32, {2, 3});
   n.init("shape", DType::int64, {2}, {3, -1});
   n.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
@@ -407,7 +379,7 @@ TEST_CASE("Reshape 5 <-> 4: a constant shape input <-> the attribute (an initial
   const Model up = through(ir3, {5, 13});  // ONNX's adapter wrote an int64 Constant, which opset 5 does not allow
   CHECK(first_node(up, "Reshape").input_size() == 2);
 
-  Net dyn(13);
+  TestNet dyn(13);
   dyn.input("x", DType::float32, {2, 3});
   dyn.input("shape", DType::int64, {2});
   dyn.node("Reshape", {"x", "shape"}, {"y"}, "reshape_dyn");
@@ -419,12 +391,12 @@ TEST_CASE("Reshape 5 <-> 4: a constant shape input <-> the attribute (an initial
 }
 
 TEST_CASE("Split 1 <-> 2: a constant split input becomes the attribute, LpPool/GlobalLpPool 1 <-> 2: p float <-> int", "[upgrade][gaps]") {
-  Net n(1);
+  TestNet n(1);
   n.input("x", DType::float32, {1, 2, 4, 4});
   n.init("sizes", DType::int64, {2}, {1, 3});
   set_attr(n.node("Split", {"x", "sizes"}, {"s1", "s2"}, "split"), "axis", int64_t{3});
   auto& lp = n.node("LpPool", {"s2"}, {"lp"}, "lppool");
-  set_ints_attr(lp, "kernel_shape", {2, 2});
+  set_ints(lp, "kernel_shape", {2, 2});
   set_attr(lp, "p", 3.0f);
   set_attr(n.node("GlobalLpPool", {"s1"}, {"glp"}, "global_lppool"), "p", 1.0f);
   add_output(n.g(), "lp", DType::float32, {1, 2, 3, 2});
@@ -436,7 +408,7 @@ TEST_CASE("Split 1 <-> 2: a constant split input becomes the attribute, LpPool/G
   const Model down = through(up, {2, 1});
   CHECK(attr_of(first_node(down, "LpPool"), "p")->f() == 3.0f);
 
-  Net frac(1);
+  TestNet frac(1);
   frac.input("x", DType::float32, {1, 1, 2, 2});
   set_attr(frac.node("GlobalLpPool", {"x"}, {"y"}, "lp_frac"), "p", 1.5f);
   add_output(frac.g(), "y", DType::float32, {1, 1, 1, 1});
@@ -447,16 +419,16 @@ TEST_CASE("Split 1 <-> 2: a constant split input becomes the attribute, LpPool/G
 }
 
 TEST_CASE("changes that only added types or documentation go down unchanged (Clip 6, Pow 12, NonMaxSuppression, MaxUnpool, LpPool 11)", "[upgrade][gaps]") {
-  Net n(12);
+  TestNet n(12);
   n.input("x", DType::float32, {1, 1, 4, 4});
   auto& pool = n.node("MaxPool", {"x"}, {"p", "i"}, "pool");
-  set_ints_attr(pool, "kernel_shape", {2, 2});
-  set_ints_attr(pool, "strides", {2, 2});
+  set_ints(pool, "kernel_shape", {2, 2});
+  set_ints(pool, "strides", {2, 2});
   auto& un = n.node("MaxUnpool", {"p", "i"}, {"u"}, "unpool");
-  set_ints_attr(un, "kernel_shape", {2, 2});
-  set_ints_attr(un, "strides", {2, 2});
+  set_ints(un, "kernel_shape", {2, 2});
+  set_ints(un, "strides", {2, 2});
   auto& lp = n.node("LpPool", {"u"}, {"l"}, "lppool");
-  set_ints_attr(lp, "kernel_shape", {2, 2});
+  set_ints(lp, "kernel_shape", {2, 2});
   n.init("two", DType::float32, {}, {2});
   n.node("Pow", {"l", "two"}, {"pw"}, "pow");
   n.node("Clip", {"pw"}, {"y"}, "clip");
@@ -472,7 +444,7 @@ TEST_CASE("changes that only added types or documentation go down unchanged (Cli
   CHECK(first_node(down, "Pow").input_size() == 2);
   through(down, {12});
 
-  Net clip(6);
+  TestNet clip(6);
   clip.input("x", DType::float32, {3});
   auto& c = clip.node("Clip", {"x"}, {"y"}, "clip");
   set_attr(c, "min", -0.5f);
@@ -483,7 +455,7 @@ TEST_CASE("changes that only added types or documentation go down unchanged (Cli
 
 TEST_CASE("Loop 11 -> 10: kept with a loop-carried value, refused by name without one, and back", "[upgrade][gaps]") {
   auto loop_net = [](bool carried) {
-    Net n(13);
+    TestNet n(13);
     n.input("x0", DType::float32, {2});
     n.init("M", DType::int64, {}, {3});
     n.init("C", DType::boolean, {}, {1});
@@ -523,7 +495,7 @@ TEST_CASE("Loop 11 -> 10: kept with a loop-carried value, refused by name withou
 }
 
 TEST_CASE("Tile 1 -> 6: constant tiles and axis become repeats, down to Tile-1 refused by name", "[upgrade][gaps]") {
-  Net n(5);
+  TestNet n(5);
   n.input("x", DType::float32, {2, 3});
   n.init("tiles", DType::int64, {}, {3});
   n.init("axis", DType::int64, {}, {1});
@@ -541,7 +513,7 @@ TEST_CASE("Tile 1 -> 6: constant tiles and axis become repeats, down to Tile-1 r
 }
 
 TEST_CASE("an int64 Less at 9+ cannot go to 8 (Less-7 has float types only): refused by name", "[upgrade][gaps]") {
-  Net n(13);
+  TestNet n(13);
   n.input("a", DType::int64, {2});
   n.input("b", DType::int64, {2});
   n.node("Less", {"a", "b"}, {"y"}, "less_int");

@@ -11,6 +11,7 @@
 #include "eval/compare.h"
 #include "eval/evaluator.h"
 #include "eval/random_inputs.h"
+#include "eval/test_graph.h"
 #include "model/model.h"
 #include "transforms/upgrade.h"
 
@@ -23,6 +24,36 @@ inline void add_output(onnx::GraphProto& g, const std::string& name, DType t, co
   tt->set_elem_type(static_cast<int32_t>(t));
   for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
 }
+
+// A model built node by node at `opset` (IR at least 4, or what the opset
+// needs), for the upgrade tests.
+struct TestNet {
+  Model m;
+  explicit TestNet(int64_t opset) : m(GraphBuilder(opset).model()) {
+    m.proto.set_ir_version(std::max<int64_t>(4, required_ir_version(opset)));
+    m.proto.mutable_graph()->set_name("g");
+  }
+  onnx::GraphProto& g() { return *m.proto.mutable_graph(); }
+  void input(const std::string& name, DType t, const std::vector<int64_t>& dims) {
+    add_output(g(), name, t, dims);
+    *g().add_input() = g().output(g().output_size() - 1);
+    g().mutable_output()->RemoveLast();
+  }
+  void init(const std::string& name, DType t, const std::vector<int64_t>& dims, const std::vector<double>& v) {
+    Tensor x = Tensor::from_f64(t, dims, v);
+    x.name = name;
+    encode_tensor(x, g().add_initializer());
+  }
+  onnx::NodeProto& node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+                        const std::string& name) {
+    auto* n = g().add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (auto& i : in) n->add_input(i);
+    for (auto& o : out) n->add_output(o);
+    return *n;
+  }
+};
 
 inline Model converted(const Model& in, int64_t to, bool inference = false, UpgradeReport* report = nullptr) {
   Model out = in;
@@ -84,19 +115,7 @@ inline const onnx::NodeProto& first_node(const Model& m, const std::string& op) 
   throw 0;
 }
 
-inline void set_ints_attr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
 
-inline void set_str_attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
 
 inline const onnx::AttributeProto* attr_of(const onnx::NodeProto& n, const std::string& name) {
   for (const auto& a : n.attribute())

@@ -31,17 +31,6 @@ struct Planned {
   fuse::Fusion fusion;
 };
 
-void collect_names(const onnx::ModelProto& m, std::unordered_set<std::string>& names) {
-  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
-    for (const auto& v : g.input()) names.insert(v.name());
-    for (const auto& v : g.output()) names.insert(v.name());
-    for (const auto& t : g.initializer()) names.insert(t.name());
-    for (const auto& n : g.node()) {
-      names.insert(n.name());
-      for (const auto& o : n.output()) names.insert(o);
-    }
-  });
-}
 
 // "/ln/ReduceMean", "/ln/Sub", ... -> "/ln/LayerNormalization"; the op alone when the names share no path.
 std::string stem_of(const fuse::Fusion& f, const std::string& op) {
@@ -84,7 +73,11 @@ void fuse_norms(onnx::ModelProto& m, const std::filesystem::path& dir, UpgradeRe
   const onnx::ModelProto inferred = with_inferred_shapes(m);
   const GraphIndex index(inferred);
   std::unordered_set<std::string> names;
-  collect_names(m, names);
+  {
+    steps::Env env;
+    steps::collect_names(m, env);
+    names = std::move(env.names);
+  }
 
   std::map<std::string, std::vector<Planned>> plans;  // by graph path
   for (const auto& scope : index.scopes()) {

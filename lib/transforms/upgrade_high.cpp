@@ -164,21 +164,6 @@ bool convert_site(NormSite& s, int64_t from, int64_t to, std::vector<std::string
   return only_types;
 }
 
-void collect_names(const onnx::ModelProto& m, steps::Env& env) {
-  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
-    for (const auto& v : g.input()) env.names.insert(v.name());
-    for (const auto& v : g.output()) {
-      env.names.insert(v.name());
-      env.used.insert(v.name());
-    }
-    for (const auto& t : g.initializer()) env.names.insert(t.name());
-    for (const auto& n : g.node()) {
-      env.names.insert(n.name());
-      for (const auto& i : n.input()) env.used.insert(i);
-      for (const auto& o : n.output()) env.names.insert(o);
-    }
-  });
-}
 
 void set_default_opset(onnx::ModelProto& m, int64_t opset) {
   for (auto& op : *m.mutable_opset_import()) {
@@ -199,7 +184,7 @@ void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& p
   for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) { originals.push_back(&g); });
   steps::Env env;
   env.index = &index;
-  collect_names(m, env);
+  steps::collect_names(m, env);
   size_t k = 0;
   for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
     const onnx::GraphProto& orig = *originals.at(k++);

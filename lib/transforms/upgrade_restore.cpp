@@ -17,23 +17,6 @@ namespace {
 
 using steps::NormSite;
 
-// Every value consumed by a node or returned by a graph, and every name in use.
-void collect_names(const onnx::ModelProto& m, steps::Env& env) {
-  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
-    for (const auto& v : g.input()) env.names.insert(v.name());
-    for (const auto& v : g.output()) {
-      env.names.insert(v.name());
-      env.used.insert(v.name());
-    }
-    for (const auto& t : g.initializer()) env.names.insert(t.name());
-    for (const auto& v : g.value_info()) env.names.insert(v.name());
-    for (const auto& n : g.node()) {
-      env.names.insert(n.name());
-      for (const auto& i : n.input()) env.used.insert(i);
-      for (const auto& o : n.output()) env.names.insert(o);
-    }
-  });
-}
 
 std::string training_kept(int target_version) {
   if (target_version >= 14) return "training_mode = 1 with three outputs";
@@ -209,7 +192,7 @@ void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto
 void restore_nodes(onnx::ModelProto& work, const RestoreContext& ctx, UpgradeReport& report) {
   steps::Env env;
   env.index = ctx.index;
-  collect_names(work, env);
+  steps::collect_names(work, env);
   const bool listed = std::max(work.ir_version(), required_ir_version(ctx.to)) < 4;  // the IR it is written at
   for_each_graph_mut(*work.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
     google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;

@@ -2,8 +2,9 @@
 #include <onnx/defs/schema.h>
 
 #include "core/error.h"
-#include "transforms/steps/step.h"
+#include "model/model_walk.h"
 #include "model/node_label.h"
+#include "transforms/steps/step.h"
 
 namespace bnorm::steps {
 
@@ -200,6 +201,23 @@ void pad_outputs(NormSite& s, int count) {
     if (i < s.node.output_size()) s.node.set_output(i, name);
     else s.node.add_output(name);
   }
+}
+
+void collect_names(const onnx::ModelProto& m, Env& env) {
+  for_each_graph(m.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
+    for (const auto& v : g.input()) env.names.insert(v.name());
+    for (const auto& v : g.output()) {
+      env.names.insert(v.name());
+      env.used.insert(v.name());
+    }
+    for (const auto& t : g.initializer()) env.names.insert(t.name());
+    for (const auto& v : g.value_info()) env.names.insert(v.name());
+    for (const auto& n : g.node()) {
+      env.names.insert(n.name());
+      for (const auto& i : n.input()) env.used.insert(i);
+      for (const auto& o : n.output()) env.names.insert(o);
+    }
+  });
 }
 
 }  // namespace bnorm::steps

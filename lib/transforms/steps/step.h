@@ -48,6 +48,10 @@ struct Env {
   std::unordered_set<std::string> names;      // every value and node name in use; fresh() adds to it
 };
 
+// Every value and node name of every graph of `m` into env.names, and
+// every value a node or graph output reads into env.used.
+void collect_names(const onnx::ModelProto& m, Env& env);
+
 struct NormSite {
   onnx::NodeProto node;                 // the node in its current form
   int version = 0;                      // its schema version now
