@@ -523,3 +523,31 @@ TEST_CASE("an int64 Less at 9+ cannot go to 8 (Less-7 has float types only): ref
   INFO(e);
   CHECK(e.find("'less_int' (Less-13): input 0 'a' is tensor(int64), a type Less-7 does not have") != std::string::npos);
 }
+
+TEST_CASE("Upsample 7/9 -> 6: the scales become height_scale/width_scale of Upsample-1, linear is bilinear, and back",
+          "[upgrade][gaps]") {
+  // Before: "No Adapter From Version $7 for Upsample" going down; going up
+  // ONNX's Upsample_6_7 kept mode "bilinear", which Upsample-7 refuses.
+  for (const char* mode : {"nearest", "linear"}) {
+    INFO("mode " << mode);
+    TestNet n(9);
+    n.input("x", DType::float32, {1, 2, 3, 4});
+    n.init("scales", DType::float32, {4}, {1, 1, 2, 3});
+    set_string(n.node("Upsample", {"x", "scales"}, {"y"}, "up"), "mode", mode);
+    add_output(n.g(), "y", DType::float32, {1, 2, 6, 12});
+    const Model down = through(n.m, {6, 1});
+    const auto& u = first_node(down, "Upsample");
+    CHECK(attr_of(u, "height_scale")->f() == 2.0f);
+    CHECK(attr_of(u, "width_scale")->f() == 3.0f);
+    CHECK(attr_of(u, "mode")->s() == (std::string(mode) == "linear" ? "bilinear" : "nearest"));
+    through(down, {7, 9});
+    CHECK(count_op(through(down, {13}), "Resize") == 1);  // from Upsample-1 straight to Resize
+  }
+  TestNet batch(9);
+  batch.input("x", DType::float32, {1, 2, 3, 4});
+  batch.init("scales", DType::float32, {4}, {1, 2, 2, 2});
+  batch.node("Upsample", {"x", "scales"}, {"y"}, "up_channels");
+  add_output(batch.g(), "y", DType::float32, {1, 4, 6, 8});
+  const std::string e = upgrade_error_of(batch.m, 6);
+  CHECK_THAT(e, Catch::Contains("up_channels") && Catch::Contains("only the last two dims"));
+}

@@ -96,7 +96,9 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
   if (n.op_type() == "Squeeze" || n.op_type() == "Unsqueeze") return crosses(11) || crosses(13);
   if (n.op_type() == "Constant") return to < 9 && from >= 9 && steps::constant_needs_initializer(n);
   if (n.op_type() == "Resize") return to < from ? crosses(10) || crosses(11) || crosses(13) : crosses(11);
-  if (n.op_type() == "Upsample") return (from >= 7 && to >= 10) || (std::min(from, to) >= 7 && crosses(9));
+  if (n.op_type() == "Upsample") {
+    return (from >= 7 && to >= 10) || (std::min(from, to) >= 7 && crosses(9)) || crosses(7);
+  }
   // ONNX 1.12's missing or wrong adapters (steps/onnx_gaps.h).
   const std::string& op = n.op_type();
   if (steps::axis_11_op(op)) {

@@ -99,7 +99,12 @@ void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   else if (op == "Squeeze" || op == "Unsqueeze") steps::squeeze_convert(s);
   else if (op == "Constant") steps::constant_9_down(s);
   else if (op == "Resize" && ctx.to < ctx.from) steps::resize_convert(s);
-  else if (op == "Upsample" && ctx.to < 10) steps::upsample_7_9(s);
+  else if (op == "Upsample" && ctx.to < 7) steps::upsample_1_7_down(s);
+  else if (op == "Upsample" && s.version < 7) {  // up from Upsample-1: to 7, then as Upsample-7
+    steps::upsample_1_7_up(s);
+    if (ctx.to >= 10) steps::resize_up(s);
+    else if (ctx.to >= 9) steps::upsample_7_9(s);
+  } else if (op == "Upsample" && ctx.to < 10) steps::upsample_7_9(s);
   else if (op == "Resize" || op == "Upsample") steps::resize_up(s);
   else steps::pad_convert(s);
   std::vector<std::string> what{fmt::format("{}->{}", s.report.from, s.report.to)};

@@ -169,7 +169,7 @@ const std::vector<OpChanges>& version_changes() {
       {"TopK", {{10, S, "topk_convert"}, {11, S, "topk_convert"}}},
       {"Transpose", {{13, T}, {21, T}, {23, T}}},
       {"Unsqueeze", {{11, S, "squeeze_convert"}, {13, S, "squeeze_convert"}, {21, T}, {23, T}}},
-      {"Upsample", {{7, O}, {9, S, "upsample_7_9"}, {10, S, "resize_up"}}},
+      {"Upsample", {{7, S, "upsample_1_7"}, {9, S, "upsample_7_9"}, {10, S, "resize_up"}}},
       {"Where", {{16, T}}},
       {"Xor", {{7, S, "compare_7"}}},
   };

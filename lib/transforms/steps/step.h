@@ -168,6 +168,10 @@ void resize_convert(NormSite& s);
 void resize_up(NormSite& s);
 // Upsample 7/8 <-> 9: scales attribute <-> constant input (steps/upsample_7_9.cpp).
 void upsample_7_9(NormSite& s);
+// Upsample 7/8/9 <-> 1 (experimental) across 7 (steps/upsample_1_7.cpp):
+// down to version 1; up to version 7 (the caller goes on to 9 or Resize).
+void upsample_1_7_down(NormSite& s);
+void upsample_1_7_up(NormSite& s);
 // Constant below 9 with a value Constant-1 lacks (steps/constant_9.cpp).
 std::optional<onnx::TensorProto> constant_value(const onnx::NodeProto& n);
 bool constant_needs_initializer(const onnx::NodeProto& n);
