@@ -291,3 +291,22 @@ TEST_CASE("Upsample 9 <-> 7/8 by bnorm's step: a constant scales input becomes t
   CHECK(e.find("input 's' (scales) is not a constant") != std::string::npos);
   CHECK(e.find("Assertion") == std::string::npos);
 }
+
+TEST_CASE("Resize goes below 7 as Upsample-1 when it scales height and width only, and inspect --to plans it",
+          "[upgrade][low]") {
+  TestNet n(13);
+  n.input("x", DType::float32, {1, 2, 3, 4});
+  n.init("roi", DType::float32, {0}, {});
+  n.init("scales", DType::float32, {4}, {1, 1, 2, 2});
+  auto& r = n.node("Resize", {"x", "roi", "scales"}, {"y"}, "resize");
+  set_string(r, "coordinate_transformation_mode", "asymmetric");
+  set_string(r, "nearest_mode", "floor");
+  add_output(n.g(), "y", DType::float32, {1, 2, 6, 8});
+  const Model down = through(n.m, {6});
+  CHECK(attr_of(first_node(down, "Upsample"), "height_scale")->f() == 2.0f);
+  for (int64_t to : {9, 6}) {
+    INFO("inspect --to " << to);
+    const UpgradePlan plan = plan_upgrade_model(n.m, to);
+    CHECK(plan.blockers.empty());
+  }
+}

@@ -59,7 +59,10 @@ void plan_low(const Model& model, int64_t from, int64_t to, UpgradePlan& plan) {
       if (vf == vt) continue;
       NodePlan p{path, node_label(n, i, path == "main" ? "" : path + "/"), quoted_label(n, i, path), n.op_type(), vf,
                  vt, "", {}, ""};
-      if (vt == 0 && !is_norm_node(n)) {
+      if (vt == 0 && n.op_type() == "Resize") {
+        p.changes.push_back(fmt::format("becomes Upsample-{} where the numbers stay the same (steps/resize_10.cpp)",
+                                        op_version_at("Upsample", to)));
+      } else if (vt == 0 && !is_norm_node(n)) {
         const ResolvedOp r = resolve_op(n.op_type(), to);
         p.blocker = fmt::format("op '{}' does not exist at opset {}: {}", n.op_type(), to, r.why_not);
         plan.blockers.push_back(fmt::format("{} ({}-{}): {}", quoted_label(n, i, path), n.op_type(), vf, p.blocker));

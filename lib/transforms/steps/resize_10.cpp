@@ -17,7 +17,8 @@
 // known) become scales when floor(in * scale) gives the sizes back in
 // float. Resize-10 itself going below 10 keeps its scales (a constant).
 // Below 10 the op becomes Upsample (scales >= 1); below 9 the scales
-// an attribute; below 7 refused. ONNX 1.12 has no adapter for any of these
+// an attribute; below 7 Upsample-1 (scales [1, 1, h, w] only,
+// steps/upsample_1_7.cpp). ONNX 1.12 has no adapter for any of these
 // going down; going up its adapters convert (Upsample 7 -> 9 -> Resize 10 -> 11).
 #include <fmt/format.h>
 
@@ -86,7 +87,7 @@ void check_same_meaning(NormSite& s, const std::vector<float>& scales) {
 }  // namespace
 
 void resize_convert(NormSite& s) {
-  const int64_t opset = s.target_opset;
+  int64_t opset = s.target_opset;
   if (opset >= 11) {  // 13 -> 11/12: roi and scales are required inputs there; absent ones become empty tensors
     onnx::NodeProto& n = s.node;
     for (int i : {1, 2}) {
@@ -100,7 +101,9 @@ void resize_convert(NormSite& s) {
     s.version = schema_version("Resize", opset);
     return;
   }
-  if (opset < 7) refuse(s, "Resize has no form below opset 7 (Upsample-1 takes height_scale/width_scale only)");
+  // Below 7, Upsample-7's form first, then Upsample-1's (steps/upsample_1_7.cpp).
+  const bool below_7 = opset < 7;
+  if (below_7) opset = 7;
   const std::vector<float> scales = resize_scales(s);
   if (s.version >= 11) check_same_meaning(s, scales);
   onnx::NodeProto& n = s.node;
@@ -135,6 +138,7 @@ void resize_convert(NormSite& s) {
     s.report.set.push_back(fmt::format("scales as input '{}'", t.name));
   }
   s.version = schema_version(n.op_type(), opset);
+  if (below_7) upsample_1_7_down(s);
 }
 
 // Up from Upsample-7/9 or Resize-10 to Resize 10+. ONNX 1.12's Resize
