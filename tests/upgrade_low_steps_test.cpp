@@ -310,3 +310,26 @@ TEST_CASE("Resize goes below 7 as Upsample-1 when it scales height and width onl
     CHECK(plan.blockers.empty());
   }
 }
+
+TEST_CASE("a rank shape inference leaves unknown follows from the producer: Flatten, Reshape, rank-keeping ops",
+          "[upgrade][low]") {
+  // As ulfd_rfb320 13 -> 9: a Softmax over the last axis of a value whose
+  // rank ONNX's inference leaves unknown (a Reshape to a computed shape) was
+  // refused. Reshape's rank is its shape input's length; Flatten's is 2.
+  TestNet n(13);
+  n.input("x", DType::float32, {2, 3, 4});
+  n.node("Shape", {"x"}, {"s"}, "shape");
+  n.node("Reshape", {"x", "s"}, {"r"}, "reshape");
+  n.node("Relu", {"r"}, {"a"}, "relu");
+  set_attr(n.node("Softmax", {"a"}, {"y1"}, "softmax_3d"), "axis", int64_t{-1});
+  set_attr(n.node("Flatten", {"r"}, {"f"}, "flatten"), "axis", int64_t{1});
+  set_attr(n.node("Softmax", {"f"}, {"y2"}, "softmax_2d"), "axis", int64_t{-1});
+  add_output(n.g(), "y1", DType::float32, {2, 3, 4});
+  add_output(n.g(), "y2", DType::float32, {2, 12});
+  const Model down = through(n.m, {10});
+  for (const auto& node : down.proto.graph().node()) {
+    if (node.name() == "softmax_3d") CHECK(attr_of(node, "axis")->i() == 2);
+    if (node.name() == "softmax_2d") CHECK(attr_of(node, "axis")->i() == 1);
+  }
+  through(down, {13});
+}

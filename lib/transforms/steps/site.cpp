@@ -55,9 +55,43 @@ std::optional<std::vector<int64_t>> NormSite::dims_of(const std::string& value) 
   return dims;
 }
 
+namespace {
+
+// Ops whose output has the rank of their first input.
+bool keeps_rank(const std::string& op) {
+  static const char* const ops[] = {"Abs", "Cast", "Ceil", "Clip", "Dropout", "Elu", "Erf", "Exp", "Floor", "Gelu",
+                                    "HardSigmoid", "HardSwish", "Hardmax", "Identity", "LeakyRelu", "Log",
+                                    "LogSoftmax", "Neg", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign",
+                                    "Softmax", "Softplus", "Softsign", "Sqrt", "Tanh", "Transpose"};
+  for (const char* o : ops)
+    if (op == o) return true;
+  return false;
+}
+
+}  // namespace
+
 std::optional<int> NormSite::rank_of(const std::string& value) const {
-  if (auto it = new_ranks.find(value); it != new_ranks.end()) return it->second;
-  if (auto d = dims_of(value)) return static_cast<int>(d->size());
+  // Shape inference may leave a rank unknown (a Reshape to a computed shape,
+  // ...): then the ranks that follow from the producer alone, back through
+  // at most 64 ops that keep their input's rank. Flatten gives 2; Reshape the
+  // length of its shape input.
+  std::string at = value;
+  for (int step = 0; step < 64; ++step) {
+    if (auto it = new_ranks.find(at); it != new_ranks.end()) return it->second;
+    if (auto d = dims_of(at)) return static_cast<int>(d->size());
+    if (!env || !env->index || !scope) return std::nullopt;
+    const GraphIndex::Value* v = env->index->find(*scope, at);
+    const onnx::NodeProto* n = v ? v->producer : nullptr;
+    if (!n || v->output != 0 || !is_default_domain(n->domain()) || n->input_size() == 0) return std::nullopt;
+    if (n->op_type() == "Flatten") return 2;
+    if (n->op_type() == "Reshape" && n->input_size() > 1) {
+      const auto shape = dims_of(n->input(1));
+      if (shape && shape->size() == 1 && (*shape)[0] >= 0) return static_cast<int>((*shape)[0]);
+      return std::nullopt;
+    }
+    if (!keeps_rank(n->op_type()) || n->input(0).empty()) return std::nullopt;
+    at = n->input(0);
+  }
   return std::nullopt;
 }
 
