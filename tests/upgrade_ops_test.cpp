@@ -369,3 +369,20 @@ TEST_CASE("sequence-typed graph outputs keep their type through ONNX's converter
     expect_same_outputs(m, out, {"y"});
   }
 }
+
+TEST_CASE("going up across 7, a legacy broadcast Add of unknown shapes is named, not ONNX's assertion", "[upgrade]") {
+  // As WinML's candy (opset 1) going to 7: ONNX's BroadcastForwardCompatibility
+  // asserted "Shape of input 2 is not available".
+  Model m = new_model(6);
+  add_input(m, "x", DType::float32, {1, 3, 4, 4});
+  graph_of(m).mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  add_init(m, "b", Tensor::from_f64(DType::float32, {3}, {1, 2, 3}));
+  auto& add = add_node(m, "Add", {"x", "b"}, {"y"}, "legacy_add");
+  set_attr(add, "broadcast", int64_t{1});
+  set_attr(add, "axis", int64_t{1});
+  add_output(graph_of(m), "y", DType::float32, {1, 3, 4, 4});
+  const std::string e = upgrade_error_of(m, 7);
+  CHECK_THAT(e, Catch::Contains("legacy_add") && Catch::Contains("shape of input 'x' is unknown") &&
+                    Catch::Contains("numpy-style"));
+  CHECK_THAT(e, !Catch::Contains("Assertion"));
+}

@@ -298,7 +298,7 @@ void convert_low(Model& model, int64_t from, int64_t to, const UpgradeOptions& o
   set_default_opset(inferred, from);
   if (inferred.ir_version() < 4) list_initializers_as_inputs(inferred, r);
   inferred.set_ir_version(std::max<int64_t>(inferred.ir_version(), 3));  // IR 1/2 had no opset_import
-  if (to < from) check_downgrade_shapes(inferred, from, to);
+  check_broadcast_shapes(inferred, from, to);
   const GraphIndex index(inferred);
   check_names_defined(index);
   check_gemm_ranks(index);

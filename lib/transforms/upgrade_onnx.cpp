@@ -271,16 +271,28 @@ void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to) {
   }
 }
 
-void check_downgrade_shapes(const onnx::ModelProto& inferred, int64_t from, int64_t to) {
-  // ONNX's adapters that write the legacy broadcast attributes need both
-  // inputs' shapes: Add, Sub, Mul, Div, Pow going below 7; Max, Min, Mean,
-  // Sum below 8.
+void check_broadcast_shapes(const onnx::ModelProto& inferred, int64_t from, int64_t to) {
+  // ONNX's adapters between the legacy broadcast attributes and numpy-style
+  // broadcasting need both inputs' shapes: going down, Add, Sub, Mul, Div,
+  // Pow below 7 and Max, Min, Mean, Sum below 8; going up across 7, Add ...
+  // Pow that carry `broadcast`, and Gemm (all three inputs).
   auto legacy_below = [](const std::string& op) -> int64_t {
     for (const char* o : {"Add", "Sub", "Mul", "Div", "Pow"})
       if (op == o) return 7;
     for (const char* o : {"Max", "Min", "Mean", "Sum"})
       if (op == o) return 8;
     return 0;
+  };
+  const bool up = to > from;
+  auto needs_shapes = [&](const onnx::NodeProto& n) -> int64_t {
+    if (!is_default_domain(n.domain())) return 0;
+    if (!up) {
+      const int64_t v = legacy_below(n.op_type());
+      return v != 0 && to < v && from >= v ? v : 0;
+    }
+    if (!(from < 7 && to >= 7)) return 0;
+    if (n.op_type() == "Gemm") return 7;
+    return legacy_below(n.op_type()) == 7 && attr_set(n, "broadcast") ? 7 : 0;
   };
   for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
     std::unordered_set<std::string> shaped;
@@ -292,17 +304,22 @@ void check_downgrade_shapes(const onnx::ModelProto& inferred, int64_t from, int6
     for (const auto& v : g.value_info()) note(v);
     for (const auto& t : g.initializer()) shaped.insert(t.name());
     for (const auto& n : g.node()) {
-      const int64_t v = is_default_domain(n.domain()) ? legacy_below(n.op_type()) : 0;
-      if (v == 0 || !(to < v && from >= v)) continue;
+      const int64_t v = needs_shapes(n);
+      if (v == 0) continue;
       for (const auto& in : n.input()) {
-        if (shaped.count(in)) continue;
+        if (in.empty() || shaped.count(in)) continue;
+        const std::string why =
+            up ? fmt::format("{} carries the legacy broadcast attributes below opset {}; writing it with numpy-style "
+                             "broadcasting needs each input's shape", n.op_type(), v)
+               : fmt::format("{} broadcasts numpy-style from opset {}; below it the legacy broadcast attributes need "
+                             "each input's shape", n.op_type(), v);
         throw Error(ErrorKind::unsupported,
-                    fmt::format("{} broadcasts numpy-style from opset {}; below it the legacy broadcast attributes "
-                                "need each input's shape, and the shape of input '{}' is unknown (ONNX's shape "
-                                "inference cannot derive it)", n.op_type(), v, in))
+                    fmt::format("{}, and the shape of input '{}' is unknown (ONNX's shape inference cannot derive it)",
+                                why, in))
             .at_node(node_label(n), n.op_type(), static_cast<int>(from))
             .context("in graph " + path)
-            .with_hint(fmt::format("convert to opset {} or later, or give the value a static shape (value_info)", v));
+            .with_hint(up ? fmt::format("convert to opset {} or lower, or give the value a static shape (value_info)", v - 1)
+                          : fmt::format("convert to opset {} or later, or give the value a static shape (value_info)", v));
       }
     }
   });

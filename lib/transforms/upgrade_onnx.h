@@ -44,11 +44,13 @@ int64_t onnx_max_opset();
 // do not exist yet at `to` (e.g. ConstantOfShape below 9).
 void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to);
 
-// Going down: Error(unsupported) naming the node when an op whose ONNX
-// adapter writes legacy broadcast attributes (Add, Sub, Mul, Div, Pow
-// below 7; Max, Min, Mean, Sum below 8) has an input of unknown shape in
-// `inferred`.
-void check_downgrade_shapes(const onnx::ModelProto& inferred, int64_t from, int64_t to);
+// Error(unsupported) naming the node and the input when an op whose ONNX
+// adapter needs its inputs' shapes has an input of unknown shape in
+// `inferred` (ONNX's adapter asserts): going down, the adapters writing the
+// legacy broadcast attributes (Add, Sub, Mul, Div, Pow below 7; Max, Min,
+// Mean, Sum below 8); going up across 7, Add ... Pow carrying `broadcast`,
+// and Gemm.
+void check_broadcast_shapes(const onnx::ModelProto& inferred, int64_t from, int64_t to);
 
 // Replaces the nodes bnorm converts (and those of other domains) by
 // placeholders in `work`, a copy of `inferred` (same graphs, same order).
