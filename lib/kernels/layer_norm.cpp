@@ -240,18 +240,23 @@ void norm_rows(const X* x, Y* y, size_t rows, size_t len, const RowNormParams& p
                double* inv_std) noexcept {
   const Isa isa = active_isa();
   const bool bf16_insn = avx512_bf16_active();
-  detail::for_row_ranges(rows, rows * len, false, [&](size_t r0, size_t r1) {
+  // Outputs beyond the streaming threshold (isa.h) may be stored
+  // non-temporally (the Avx512 loops of 16-bit RMSNormalization rows do);
+  // each thread then fences its stores.
+  const bool stream = static_cast<const void*>(x) != static_cast<const void*>(y) &&
+                      rows * len * sizeof(Y) >= streaming_threshold_bytes();
+  detail::for_row_ranges(rows, rows * len, stream, [&](size_t r0, size_t r1) {
     switch (isa) {
       case Isa::Avx512:
 #if BNORM_SIMD_LEVELS
         if constexpr (!std::is_same_v<X, double> && std::is_same_v<Y, bf16>) {
           if (bf16_insn) {
-            detail::norm_rows_avx512_bf16(x, y, r0, r1, len, p, mean, inv_std);
+            detail::norm_rows_avx512_bf16(x, y, r0, r1, len, p, mean, inv_std, stream);
             break;
           }
         }
         if constexpr (!std::is_same_v<X, double>) {
-          detail::norm_rows_avx512(x, y, r0, r1, len, p, mean, inv_std);
+          detail::norm_rows_avx512(x, y, r0, r1, len, p, mean, inv_std, stream);
           break;
         }
 #endif

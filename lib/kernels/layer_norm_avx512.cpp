@@ -7,7 +7,11 @@
 //   S1 and S2 over 32 fixed lanes, the lanes added pairwise, chunks merged
 //   with merge()), written here without span_moments' per-call overhead,
 //   which dominated rows of a few hundred elements;
-// - the RMS sum of squares keeps its eight partial sums (one vector);
+// - the RMS sum of squares keeps its eight partial sums (one vector); RMS
+//   rows of 16-bit data are decoded once, into a float64 copy that the
+//   normalization reads (rms_rows_decoded), the next row decoded in the
+//   loop that normalizes this one, and outputs beyond the streaming
+//   threshold (isa.h) stored non-temporally;
 // - y = ((x - mean) * inv_std) * scale + bias, each operation rounded in
 //   float64, then once to Y (f16/bf16 through a float rounded to odd, as
 //   norm_common.h). RMS skips the "- 0", which changes no bits.
@@ -20,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -38,13 +43,13 @@ constexpr bool kBf16Insn = false;
 
 template <class X, class Y>
 void norm_rows_avx512(const X* x, Y* y, size_t r0, size_t r1, size_t len, const RowNormParams& p,
-                      double* mean, double* inv_std) noexcept {
-  rows(x, y, r0, r1, len, p, mean, inv_std);
+                      double* mean, double* inv_std, bool stream) noexcept {
+  rows(x, y, r0, r1, len, p, mean, inv_std, stream);
 }
 
 #define BNORM_NORM_ROWS_AVX512(X, Y)                                                                  \
   template void norm_rows_avx512<X, Y>(const X*, Y*, size_t, size_t, size_t, const RowNormParams&, \
-                                       double*, double*) noexcept;
+                                       double*, double*, bool) noexcept;
 #define BNORM_NORM_ROWS_AVX512_FROM(X) \
   BNORM_NORM_ROWS_AVX512(X, float)     \
   BNORM_NORM_ROWS_AVX512(X, double)    \

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -28,16 +29,16 @@ constexpr bool kBf16Insn = true;
 
 template <class X>
 void norm_rows_avx512_bf16(const X* x, bf16* y, size_t r0, size_t r1, size_t len,
-                           const RowNormParams& p, double* mean, double* inv_std) noexcept {
-  rows(x, y, r0, r1, len, p, mean, inv_std);
+                           const RowNormParams& p, double* mean, double* inv_std, bool stream) noexcept {
+  rows(x, y, r0, r1, len, p, mean, inv_std, stream);
 }
 
 template void norm_rows_avx512_bf16<float>(const float*, bf16*, size_t, size_t, size_t, const RowNormParams&,
-                                           double*, double*) noexcept;
+                                           double*, double*, bool) noexcept;
 template void norm_rows_avx512_bf16<f16>(const f16*, bf16*, size_t, size_t, size_t, const RowNormParams&,
-                                         double*, double*) noexcept;
+                                         double*, double*, bool) noexcept;
 template void norm_rows_avx512_bf16<bf16>(const bf16*, bf16*, size_t, size_t, size_t, const RowNormParams&,
-                                          double*, double*) noexcept;
+                                          double*, double*, bool) noexcept;
 
 }  // namespace bnorm::kernels::detail
 #endif

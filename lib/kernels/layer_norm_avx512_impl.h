@@ -73,13 +73,16 @@ BNORM_LN512 bool bf16_insn(__m256i& b, __m128i& h, __m512d v) {
   return false;
 }
 
-// v rounded once to Y into y[0..8) (lanes of k).
-template <class Y>
+// v rounded once to Y into y[0..8) (lanes of k). kStream: a full vector
+// is stored non-temporally (y then aligned to 8 * sizeof(Y) bytes).
+template <class Y, bool kStream = false>
 BNORM_LN512 void store8(Y* y, __m512d v, __mmask8 k = 0xFF) {
   if constexpr (std::is_same_v<Y, double>) {
-    _mm512_mask_storeu_pd(y, k, v);
+    if (kStream && k == 0xFF) _mm512_stream_pd(y, v);
+    else _mm512_mask_storeu_pd(y, k, v);
   } else if constexpr (std::is_same_v<Y, float>) {
-    if (k == 0xFF) _mm256_storeu_ps(y, _mm512_cvtpd_ps(v));
+    if (kStream && k == 0xFF) _mm256_stream_ps(y, _mm512_cvtpd_ps(v));
+    else if (k == 0xFF) _mm256_storeu_ps(y, _mm512_cvtpd_ps(v));
     else _mm256_mask_storeu_ps(y, k, _mm512_cvtpd_ps(v));
   } else {
     __m256i b = odd_float8<std::is_same_v<Y, f16> || (kBf16Insn && std::is_same_v<Y, bf16>)>(v);
@@ -95,7 +98,8 @@ BNORM_LN512 void store8(Y* y, __m512d v, __mmask8 k = 0xFF) {
       const __mmask8 nan = _mm256_cmp_ps_mask(f, f, _CMP_UNORD_Q);
       h = _mm256_cvtepi32_epi16(_mm256_mask_blend_epi32(nan, rounded, quiet_nan));
     }
-    if (k == 0xFF) _mm_storeu_si128(reinterpret_cast<__m128i*>(y), h);
+    if (kStream && k == 0xFF) _mm_stream_si128(reinterpret_cast<__m128i*>(y), h);
+    else if (k == 0xFF) _mm_storeu_si128(reinterpret_cast<__m128i*>(y), h);
     else _mm_mask_storeu_epi16(y, k, h);
   }
 }
@@ -263,6 +267,104 @@ BNORM_LN512 RowStats norm_row(const X* x, Y* y, size_t n, RowStats st, const dou
   return out;
 }
 
+// RMSNormalization of 16-bit data, rows of up to kRmsRow elements. Each
+// row is decoded once, into a float64 copy in L1 (exact: the values load8
+// gives), by the loop that takes its sum of squares, and normalized from
+// that copy; that loop is the previous row's normalization (the row after
+// it decoded while it is normalized, as norm_row fuses them). On Zen 4 the
+// conversions are the bottleneck of 16-bit rows: this drops one
+// f16 -> float -> float64 decoding of the two an element took. The sums are
+// SquareSums' (element i into partial sum i % 8, in order), the
+// normalization scale8's operations: the same bits.
+constexpr size_t kRmsRow = 1024;
+
+// 8 elements of x decoded into d[0..8) (lanes of m; the others 0), their
+// squares added to acc.
+template <class X>
+BNORM_LN512 void square8(const X* x, double* d, __m512d& acc, __mmask8 m = 0xFF) {
+  const __m512d q = load8(x, m);
+  _mm512_store_pd(d, q);
+  acc = m == 0xFF ? _mm512_add_pd(acc, _mm512_mul_pd(q, q)) : _mm512_mask_add_pd(acc, m, acc, _mm512_mul_pd(q, q));
+}
+
+// SquareSums::finish's sum of the eight partial sums.
+BNORM_LN512 double lanes_sum(__m512d acc) {
+  double a[8];
+  _mm512_storeu_pd(a, acc);
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+// y[0..8) (lanes of k) from the decoded d: scale8<false, false>.
+template <bool kStream, class Y>
+BNORM_LN512 void rms8(const double* d, Y* y, __m512d inv, const double* s, __mmask8 k = 0xFF) {
+  __m512d t = k == 0xFF ? _mm512_load_pd(d) : _mm512_maskz_load_pd(k, d);
+  t = _mm512_mul_pd(t, inv);
+  t = _mm512_mul_pd(t, k == 0xFF ? _mm512_loadu_pd(s) : _mm512_maskz_loadu_pd(k, s));
+  store8<Y, kStream>(y, t, k);
+}
+
+// Row x (n elements) decoded into d; returns its sum of squares.
+template <class X>
+BNORM_LN512 double decode_row(const X* x, double* d, size_t n) {
+  __m512d acc = _mm512_setzero_pd();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) square8(x + i, d + i, acc);
+  if (i < n) square8(x + i, d + i, acc, first(n - i));
+  return lanes_sum(acc);
+}
+
+// The decoded row d normalized into y; when `next` is not null, row next
+// decoded into dn in the same loop, returning its sum of squares.
+template <bool kStream, class X, class Y>
+BNORM_LN512 double scale_decode(const double* d, Y* y, size_t n, double inv, const double* s, const X* next,
+                                double* dn) {
+  const __m512d vinv = _mm512_set1_pd(inv);
+  __m512d acc = _mm512_setzero_pd();
+  size_t i = 0;
+  if (next != nullptr) {
+    for (; i + 8 <= n; i += 8) {
+      square8(next + i, dn + i, acc);
+      rms8<kStream>(d + i, y + i, vinv, s + i);
+    }
+    if (i < n) square8(next + i, dn + i, acc, first(n - i));
+  } else {
+    for (; i + 8 <= n; i += 8) rms8<kStream>(d + i, y + i, vinv, s + i);
+  }
+  if (i < n) rms8<false>(d + i, y + i, vinv, s + i, first(n - i));
+  return lanes_sum(acc);
+}
+
+// `stream`: full vectors of y stored non-temporally in rows that start
+// aligned to them.
+template <class X, class Y>
+BNORM_LN512 void rms_rows_decoded(const X* x, Y* y, size_t r0, size_t r1, size_t len, const RowNormParams& p,
+                                  double* mean, double* inv_std, bool stream) {
+  // The loop stores one copy while loading the other, and the scale, at
+  // the same index: a load whose address is a multiple of 4 KiB from a
+  // store's waits for it (measured: up to twice as slow). So the copies are
+  // 8.5 KiB apart, not 8, and placed at 2 and 2.5 KiB (modulo 4) from
+  // the scale.
+  constexpr size_t kApart = kRmsRow + 64;
+  alignas(64) double buffer[2 * kApart + 512];
+  const uintptr_t from_scale = (reinterpret_cast<uintptr_t>(buffer) - reinterpret_cast<uintptr_t>(p.scale)) % 4096;
+  double* const base = buffer + (2048 + 4096 - from_scale) % 4096 / 64 * 8;
+  double* const d[2] = {base, base + kApart};
+  double sum = decode_row(x + r0 * len, d[0], len);
+  for (size_t r = r0; r < r1; ++r) {
+    const double inv = row_stats<true>(0, sum / static_cast<double>(len), p.epsilon).inv;
+    if (mean != nullptr) mean[r] = 0;
+    if (inv_std != nullptr) inv_std[r] = inv;
+    Y* yr = y + r * len;
+    const double* s = p.scale + r * p.scale_stride;
+    const X* next = r + 1 < r1 ? x + (r + 1) * len : nullptr;
+    const double* cur = d[(r - r0) & 1];
+    double* dn = d[(r - r0 + 1) & 1];
+    sum = stream && reinterpret_cast<uintptr_t>(yr) % (8 * sizeof(Y)) == 0
+              ? scale_decode<true>(cur, yr, len, inv, s, next, dn)
+              : scale_decode<false>(cur, yr, len, inv, s, next, dn);
+  }
+}
+
 template <bool kRms, bool kBias, class X, class Y>
 BNORM_LN512 void rows_of(const X* x, Y* y, size_t r0, size_t r1, size_t len, const RowNormParams& p,
                          double* mean, double* inv_std) {
@@ -288,13 +390,15 @@ BNORM_LN512 void rows_of(const X* x, Y* y, size_t r0, size_t r1, size_t len, con
 template <class X, class Y>
 __attribute__((target(BNORM_LN_TARGET))) void rows(const X* x, Y* y, size_t r0, size_t r1, size_t len,
                                                       const RowNormParams& p, double* mean,
-                                                      double* inv_std) {
+                                                      double* inv_std, bool stream) {
   if (len == 0) {  // statistics of an empty row: NaN (RMS: mean 0)
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     for (size_t r = r0; r < r1; ++r) {
       if (mean != nullptr) mean[r] = p.rms ? 0 : nan;
       if (inv_std != nullptr) inv_std[r] = 1.0 / std::sqrt(nan + p.epsilon);
     }
+  } else if (p.rms && !std::is_same_v<X, float> && len <= kRmsRow) {
+    rms_rows_decoded(x, y, r0, r1, len, p, mean, inv_std, stream);
   } else if (p.rms) {
     rows_of<true, false>(x, y, r0, r1, len, p, mean, inv_std);
   } else if (p.bias == nullptr) {

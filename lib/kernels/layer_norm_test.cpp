@@ -177,14 +177,18 @@ void check_same_everywhere(bool rms) {
     std::vector<uint64_t> first;
     for (Isa isa : testing::available_isas()) {
       for (int t : {1, 2}) {
-        set_active_isa(isa);
-        omp_set_num_threads(t);
-        const std::vector<Y> y = c.template run<Y>(rms);
-        std::vector<uint64_t> bits(y.size());
-        for (size_t i = 0; i < y.size(); ++i) bits[i] = Type<Y>::bits(y[i]);
-        if (first.empty()) first = bits;
-        INFO(Type<X>::name << " at " << isa_name(isa) << ", " << t << " threads, len " << len);
-        CHECK(bits == first);
+        for (size_t threshold : {size_t{0}, size_t{1}}) {  // 1: non-temporal stores where a kernel has them
+          set_active_isa(isa);
+          omp_set_num_threads(t);
+          set_streaming_threshold_bytes(threshold);
+          const std::vector<Y> y = c.template run<Y>(rms);
+          std::vector<uint64_t> bits(y.size());
+          for (size_t i = 0; i < y.size(); ++i) bits[i] = Type<Y>::bits(y[i]);
+          if (first.empty()) first = bits;
+          INFO(Type<X>::name << " at " << isa_name(isa) << ", " << t << " threads, len " << len << ", streaming "
+                             << (threshold == 1));
+          CHECK(bits == first);
+        }
       }
     }
   }
@@ -203,6 +207,9 @@ TEST_CASE("Normalized rows are the same bits at every SIMD level and thread coun
   check_same_everywhere<float, bf16>(true);
   check_same_everywhere<double, f16>(true);
   check_same_everywhere<bf16, double>(true);
+  check_same_everywhere<f16, bf16>(true);
+  check_same_everywhere<bf16, f16>(true);
+  check_same_everywhere<f16, double>(true);
 }
 
 TEST_CASE("A constant row normalizes to the bias, or to NaN when epsilon is 0", "[kernels][normfamily]") {
