@@ -591,3 +591,57 @@ TEST_CASE("upgrade --fuse-norms --verify exits 0, prints the fusion and lists it
 }
 
 }  // namespace bnorm::test
+
+namespace bnorm::test {
+namespace {
+
+TEST_CASE("upgrade --fuse-norms keeps apart two unnamed If nodes whose branches share a path", "[upgrade][fuse]") {
+  // Both then-branches are "main/If.then_branch": the plans were keyed by
+  // that path, so one branch's fusion was applied to the other's nodes.
+  GraphBuilder b(15);
+  b.input("x", DType::float32, {2, 3, 8});
+  b.initializer("cond", Tensor::from_f64(DType::boolean, {}, {1.0}));
+  for (int k = 0; k < 2; ++k) {
+    LnSpec spec;
+    spec.pow = k == 0;  // Pow(D, 2) in one, Mul(D, D) in the other: different node counts
+    const Model ln = layernorm_model(spec);
+    onnx::NodeProto& node = b.node("If", {"cond"}, {"out" + std::to_string(k)});
+    node.clear_name();
+    auto* then_branch = node.add_attribute();
+    then_branch->set_name("then_branch");
+    then_branch->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto& t = *then_branch->mutable_g();
+    t = ln.proto.graph();
+    t.set_name("then");
+    t.clear_input();
+    for (auto& init : *t.mutable_initializer()) {  // a large epsilon in the second: a wrong one shows in the numbers
+      if (init.name() != "eps" || k == 0) continue;
+      init = to_proto(Tensor::from_f64(DType::float32, {}, {0.5}));
+      init.set_name("eps");
+    }
+    auto* else_branch = node.add_attribute();
+    else_branch->set_name("else_branch");
+    else_branch->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto& e = *else_branch->mutable_g();
+    e.set_name("else");
+    auto* id = e.add_node();
+    id->set_op_type("Identity");
+    id->add_input("x");
+    id->add_output("y_else");
+    add_output(e, "y_else", DType::float32, {2, 3, 8});
+    add_output(b.graph(), "out" + std::to_string(k), DType::float32, {2, 3, 8});
+  }
+  const Model in = with_ir(b.model(), 8);
+  UpgradeReport r;
+  const Model out = fused(in, 17, &r);
+  for (int k = 0; k < 2; ++k) {
+    const onnx::GraphProto& then_out = out.proto.graph().node(k).attribute(0).g();
+    int lns = 0;
+    for (const auto& n : then_out.node()) lns += n.op_type() == "LayerNormalization";
+    CHECK(lns == 1);
+  }
+  expect_same_outputs(in, out);
+}
+
+}  // namespace
+}  // namespace bnorm::test

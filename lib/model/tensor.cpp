@@ -223,6 +223,30 @@ int64_t Tensor::numel() const {
   return n;
 }
 
+std::optional<std::vector<int64_t>> Tensor::to_i64() const {
+  const int64_t n = numel();
+  switch (dtype) {
+    case DType::int64: return std::vector<int64_t>(data<int64_t>(), data<int64_t>() + n);
+    case DType::int32: return std::vector<int64_t>(data<int32_t>(), data<int32_t>() + n);
+    case DType::uint64: {
+      std::vector<int64_t> out;
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t v = data<uint64_t>()[i];
+        if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+        out.push_back(static_cast<int64_t>(v));
+      }
+      return out;
+    }
+    default: break;
+  }
+  std::vector<int64_t> out;
+  for (double v : to_f64()) {  // exact for the other integer types and every floating one
+    if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) >= 9223372036854775808.0) return std::nullopt;
+    out.push_back(static_cast<int64_t>(v));
+  }
+  return out;
+}
+
 std::vector<double> Tensor::to_f64() const {
   const size_t size = dtype_size(dtype);
   if (size == 0) {

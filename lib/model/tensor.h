@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,10 @@ struct Tensor {
   // Every element as double (exact for float, double, float16, bfloat16
   // and integers up to 2^53). Throws for types without a numeric value.
   std::vector<double> to_f64() const;
+  // Every element as an int64: integer types exactly; floating types when
+  // every element is a whole number in int64's range (nullopt otherwise:
+  // NaN, infinities, 0.5, 1e30 are no int64).
+  std::optional<std::vector<int64_t>> to_i64() const;
   // A tensor of `t` whose elements are `values` rounded once to `t`
   // (round to nearest even for floating types, overflow to infinity, or
   // to NaN for float8 types without one (Cast with saturate = 0); float4e2m1

@@ -173,7 +173,12 @@ std::optional<std::vector<int64_t>> mean_axes(const Graph& g, const onnx::NodePr
       why = fmt::format("the axes '{}' of ReduceMean '{}' are not a constant", rm.input(1), rm.output(0));
       return std::nullopt;
     }
-    for (double v : t->to_f64()) axes.push_back(static_cast<int64_t>(v));
+    const auto ints = t->to_i64();
+    if (!ints) {
+      why = fmt::format("the axes '{}' of ReduceMean '{}' are not integers", rm.input(1), rm.output(0));
+      return std::nullopt;
+    }
+    axes = *ints;
   } else if (const auto* a = attr(rm, "axes")) {
     axes.assign(a->ints().begin(), a->ints().end());
   }
@@ -312,6 +317,12 @@ std::string cast_frame(const Graph& g, const Standardize& s, const std::vector<c
   f.x_in = f.head->input(0);
   const int32_t t = g.elem_type(f.x_in);
   if (t == 0) return fmt::format("the element type of '{}' is unknown", f.x_in);
+  const bool floating = t == static_cast<int32_t>(DType::float16) || t == static_cast<int32_t>(DType::bfloat16) ||
+                        t == static_cast<int32_t>(DType::float64) || t == kFloat;
+  if (!floating) {
+    return fmt::format("'{}' is {}, not a floating type: the normalization ops take float16, bfloat16, float or "
+                       "double", f.x_in, type_text(t));
+  }
   f.tail = g.sole_consumer(s.out(), "Cast");
   if (!f.tail || cast_to(*f.tail) != t) {
     return fmt::format("'{}' is cast to float, and the normalized value '{}' is not cast back to {} alone", f.x_in,

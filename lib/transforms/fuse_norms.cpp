@@ -79,7 +79,8 @@ void fuse_norms(onnx::ModelProto& m, const std::filesystem::path& dir, UpgradeRe
     names = std::move(env.names);
   }
 
-  std::map<std::string, std::vector<Planned>> plans;  // by graph path
+  // By graph: two subgraphs can share a path (unnamed If nodes), never a GraphProto.
+  std::map<const onnx::GraphProto*, std::vector<Planned>> plans;
   for (const auto& scope : index.scopes()) {
     const onnx::GraphProto& gp = *scope->graph;
     std::unordered_map<const onnx::NodeProto*, int> position;
@@ -109,7 +110,7 @@ void fuse_norms(onnx::ModelProto& m, const std::filesystem::path& dir, UpgradeRe
       }
       p.fusion = std::move(*c->fusion);
       p.fusion.node.set_name(g.fresh(stem_of(p.fusion, c->op)));
-      plans[scope->path].push_back(std::move(p));
+      plans[scope->graph].push_back(std::move(p));
     };
     const char* anchors[] = {"Reshape", "ReduceMean", "ReduceMean"};
     for (int pass = 0; pass < 3; ++pass) {
@@ -125,8 +126,11 @@ void fuse_norms(onnx::ModelProto& m, const std::filesystem::path& dir, UpgradeRe
   if (plans.empty()) return;
 
   std::set<std::string> released;
+  std::vector<const onnx::GraphProto*> planned_graphs;  // inferred's graphs, in the order m's are visited
+  for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) { planned_graphs.push_back(&g); });
+  size_t visited = 0;
   for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
-    auto it = plans.find(path);
+    auto it = plans.find(planned_graphs.at(visited++));
     if (it == plans.end()) return;
     std::map<int, const Planned*> at;  // the last removed node's index -> its fusion
     std::set<int> removed;

@@ -129,23 +129,25 @@ void keep_declared_value_info(onnx::ModelProto& out, const onnx::ModelProto& in)
 // ONNX's converter goes through its IR, whose values are tensors only: it
 // gives back graph inputs, outputs and value_info of sequence, optional and
 // map types with no type at all (the checker then refuses the model).
-// Each such declaration gets the type it had in the input, by graph and name.
+// Each such declaration gets the type it had in the input, by graph (in
+// visit order: two subgraphs can share a path) and name.
 void restore_lost_types(onnx::ModelProto& out, const onnx::ModelProto& in) {
-  std::map<std::string, std::map<std::string, const onnx::TypeProto*>> declared;  // graph path -> name -> type
-  for_each_graph(in.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
-    auto& d = declared[path];
+  std::vector<std::map<std::string, const onnx::TypeProto*>> declared;  // per graph: name -> type
+  for_each_graph(in.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
+    auto& d = declared.emplace_back();
     for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
       for (const auto& v : *list)
         if (v.has_type()) d.emplace(v.name(), &v.type());
   });
-  for_each_graph_mut(*out.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
-    const auto d = declared.find(path);
-    if (d == declared.end()) return;
+  size_t k = 0;
+  for_each_graph_mut(*out.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string&) {
+    if (k >= declared.size()) return;  // not the input's structure: the checker judges
+    const auto& d = declared[k++];
     for (auto* list : {g.mutable_input(), g.mutable_output(), g.mutable_value_info()})
       for (auto& v : *list) {
         if (v.has_type() && v.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) continue;
-        const auto t = d->second.find(v.name());
-        if (t != d->second.end()) *v.mutable_type() = *t->second;
+        const auto t = d.find(v.name());
+        if (t != d.end()) *v.mutable_type() = *t->second;
       }
   });
 }

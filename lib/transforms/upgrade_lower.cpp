@@ -29,13 +29,14 @@ struct LowerRow {
   int first;  // going down: lowered below the op's first (non-experimental) version
   int last;   // going up: lowered above the last opset that has the op (0: never)
   LowerFn fn;
+  int inputs = 1;  // the inputs the op requires (the lowerings read them)
 };
 
 const LowerRow kLowerings[] = {
     {"Gelu", 20, 0, steps::lower_gelu_20},
-    {"LayerNormalization", 17, 0, steps::lower_layernorm_17},
-    {"RMSNormalization", 23, 0, steps::lower_rmsnorm_23},
-    {"GroupNormalization", 18, 0, steps::lower_groupnorm_18},
+    {"LayerNormalization", 17, 0, steps::lower_layernorm_17, 2},
+    {"RMSNormalization", 23, 0, steps::lower_rmsnorm_23, 2},
+    {"GroupNormalization", 18, 0, steps::lower_groupnorm_18, 3},
     {"MeanVarianceNormalization", 9, 0, steps::lower_mvn_9},
     {"ConstantOfShape", 9, 0, steps::lower_constantofshape_9},
     // The experimental ops ONNX removed after opset 9 (steps/lower_experimental_9.cpp).
@@ -97,6 +98,14 @@ void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& p
       NodePlan plan{path, node_label(n, i, path == "main" ? "" : path + "/"), quoted_label(n, i, path), n.op_type(),
                     s.version, 0, "bnorm", {}, ""};
       try {
+        // Every lowering reads its required inputs and writes output 0.
+        if (n.input_size() < row->inputs || n.output_size() < 1 || n.output(0).empty()) {
+          steps::refuse(s, fmt::format("{} needs {} input{} and an output; the node has {} and {}", n.op_type(),
+                                       row->inputs, row->inputs == 1 ? "" : "s", n.input_size(), n.output_size()));
+        }
+        for (int k = 0; k < row->inputs; ++k) {
+          if (n.input(k).empty()) steps::refuse(s, fmt::format("required input {} of {} is empty", k, n.op_type()));
+        }
         row->fn(s, from);
         plan.changes.push_back(s.before.empty() ? std::string("written as an initializer")
                                                 : "lowered to " + steps::lowered_ops(s));

@@ -216,7 +216,9 @@ void axis_11_convert(NormSite& s) {
   } else if (s.target_opset < 11 && op == "OneHot") {
     index_input = 0;
     std::optional<int64_t> depth;
-    if (const auto t = constant_input(s, 1); t && t->numel() == 1) depth = static_cast<int64_t>(t->to_f64()[0]);
+    if (const auto t = constant_input(s, 1); t && t->numel() == 1) {
+      if (const auto v = t->to_i64()) depth = (*v)[0];
+    }
     indices = fix_indices(s, 0, depth, fmt::format("the depth ('{}' is not a one-value constant)", n.input(1)));
   }
   {

@@ -125,8 +125,10 @@ std::optional<Candidate> match_groupnorm(const Graph& g, const onnx::NodeProto& 
   }
   if (!xd || xd->size() < 2 || (*xd)[1] <= 0) return no(fmt::format("the channel count (dim 1) of '{}' is unknown", x));
   const int64_t channels = (*xd)[1], rank = static_cast<int64_t>(xd->size());
-  const std::vector<double> s1 = shape->to_f64();
-  const auto groups = static_cast<int64_t>(s1[1]);
+  const auto ints = shape->to_i64();
+  if (!ints) return no(fmt::format("the first Reshape's shape '{}' holds values that are no int64", reshape.input(1)));
+  const std::vector<int64_t>& s1 = *ints;
+  const int64_t groups = s1[1];
   const bool n_ok = (s1[0] == 0 && int_attr(reshape, "allowzero", 0) == 0) || (s1[0] >= 0 && s1[0] == (*xd)[0]);
   if (!n_ok || groups <= 0 || s1[2] != -1) {
     return no(fmt::format("the first Reshape's shape [{}, {}, {}] is not [N or 0, groups, -1]", s1[0], s1[1], s1[2]));

@@ -19,7 +19,7 @@ std::optional<Tensor> constant_input(const NormSite& s, int index) {
 }
 
 std::vector<int64_t> constant_ints(const NormSite& s, int index, const std::string& what, const std::string& why) {
-  const std::string& name = s.node.input(index);
+  const std::string name = index < s.node.input_size() ? s.node.input(index) : "";
   const auto t = constant_input(s, index);
   if (!t) {
     throw Error(ErrorKind::unsupported,
@@ -29,17 +29,13 @@ std::vector<int64_t> constant_ints(const NormSite& s, int index, const std::stri
   }
   // Integers as they are: through a double, INT64_MAX (exporters' "to the
   // end") rounded up past the int64 range and came back as INT64_MIN.
-  std::vector<int64_t> out;
-  if (t->dtype == DType::int64) return std::vector<int64_t>(t->data<int64_t>(), t->data<int64_t>() + t->numel());
-  if (t->dtype == DType::int32) return std::vector<int64_t>(t->data<int32_t>(), t->data<int32_t>() + t->numel());
-  for (double v : t->to_f64()) {
-    if (!(std::fabs(v) < 9.2e18)) {
-      throw Error(ErrorKind::unsupported, fmt::format("input '{}' ({}) holds {}, which is no int64", name, what, v))
-          .at_node(node_label(s.node), s.node.op_type(), s.version);
-    }
-    out.push_back(static_cast<int64_t>(std::llround(v)));
+  auto out = t->to_i64();
+  if (!out) {
+    throw Error(ErrorKind::unsupported, fmt::format("input '{}' ({}) holds values that are no int64 (fractions, "
+                                                    "NaN, infinities or beyond int64's range)", name, what))
+        .at_node(node_label(s.node), s.node.op_type(), s.version);
   }
-  return out;
+  return *out;
 }
 
 void drop_input(onnx::NodeProto& n, int index) {

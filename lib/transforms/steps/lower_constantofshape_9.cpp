@@ -18,6 +18,9 @@ namespace bnorm::steps {
 
 void lower_constantofshape_9(NormSite& s, int64_t) {
   const onnx::NodeProto n = s.node;
+  if (const auto t = constant_input(s, 0); t && (t->dtype != DType::int64 || t->dims.size() > 1)) {
+    refuse(s, fmt::format("the shape '{}' is not a 1-D int64 tensor", n.input(0)));
+  }
   const std::vector<int64_t> dims = constant_ints(s, 0, "the shape", "be written as an initializer below opset 9");
   for (int64_t d : dims) {
     if (d < 0) refuse(s, fmt::format("the shape has a negative dim ({})", d));

@@ -20,7 +20,9 @@ void lppool_2_convert(NormSite& s) {
   const auto* p = find_attr(n, "p");
   if (p && s.version < 2 && to >= 2) {
     const float v = p->f();
-    if (v != std::floor(v)) refuse(s, fmt::format("p = {} is not a whole number; from version 2 p is an int", v));
+    if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 1e9f) {
+      refuse(s, fmt::format("p = {} is not a whole number; from version 2 p is an int", v));
+    }
     set_int(n, "p", static_cast<int64_t>(v));
     s.report.set.push_back(fmt::format("p = {} as an int", static_cast<int64_t>(v)));
   } else if (p && s.version >= 2 && to < 2) {

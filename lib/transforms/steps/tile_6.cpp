@@ -36,7 +36,9 @@ void tile_6_convert(NormSite& s) {
         refuse(s, fmt::format("input '{}' ({}) must be a one-value constant to become part of `repeats`",
                               i < n.input_size() ? n.input(i) : "", i == 1 ? "tiles" : "axis"));
       }
-      v[i - 1] = static_cast<int64_t>(t->to_f64()[0]);
+      const auto value = t->to_i64();
+      if (!value) refuse(s, fmt::format("input '{}' holds a value that is no integer", n.input(i)));
+      v[i - 1] = (*value)[0];
     }
     const auto rank = s.rank_of(n.input(0));
     if (!rank) refuse(s, "the rank of the input is unknown; repeats needs one value per axis");
