@@ -209,6 +209,11 @@ Tensors op_upsample(const OpContext& ctx) {
       fail(ErrorKind::input, "attributes 'height_scale' and 'width_scale' are required");
     }
     scales = {1, 1, attr_float(*ctx.node, "height_scale", 1), attr_float(*ctx.node, "width_scale", 1)};
+    if (attr_string(*ctx.node, "mode", "nearest") == "bilinear") {
+      // docs/semantics.md: the experimental schema does not say where bilinear samples.
+      fail(ErrorKind::unsupported, "Upsample-1's bilinear mode has no exact definition (its schema gives none; Caffe2, "
+                                   "where the op came from, aligns corners, which Upsample-7's linear does not)");
+    }
   } else if (ctx.version < 9) {
     const auto fs = attr_floats(*ctx.node, "scales");
     if (!fs) fail(ErrorKind::input, "attribute 'scales' is missing");

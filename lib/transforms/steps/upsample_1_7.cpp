@@ -10,8 +10,10 @@
 // to 9 or Resize by upsample_7_9 / resize_up), bilinear -> linear.
 // Preconditions going down (each an Error naming the node): the scales are a constant
 // of 4 values whose first two are 1 (Upsample-1 takes a 4-D X and scales
-// only its height and width); mode nearest or linear. Formula: unchanged,
-// "linear" of 7 is "bilinear" of 1 (bnorm's evaluator runs both the same way).
+// only its height and width); mode nearest, both ways: Upsample-1's
+// "bilinear" has no exact definition (its schema gives none; Caffe2, where
+// the op came from, aligns corners, Upsample-7's "linear" does not), so
+// linear and bilinear are refused. Formula: unchanged (nearest floors x / scale).
 #include <fmt/format.h>
 
 #include "transforms/steps/step.h"
@@ -40,7 +42,10 @@ void upsample_1_7_down(NormSite& s) {
   }
   const auto* m = find_attr(n, "mode");
   const std::string mode = m ? m->s() : "nearest";
-  if (mode != "nearest" && mode != "linear") refuse(s, fmt::format("mode '{}' has no form in Upsample-1", mode));
+  if (mode != "nearest") {
+    refuse(s, fmt::format("mode '{}': Upsample-1's bilinear has no exact definition (docs/semantics.md), so only "
+                          "nearest crosses opset 7", mode));
+  }
   remove_attr(n, "scales");
   remove_attr(n, "mode");
   while (n.input_size() > 1) n.mutable_input()->RemoveLast();
@@ -53,7 +58,7 @@ void upsample_1_7_down(NormSite& s) {
   auto* a = n.add_attribute();
   a->set_name("mode");
   a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(mode == "linear" ? "bilinear" : "nearest");
+  a->set_s("nearest");
   s.report.set.push_back(fmt::format("height_scale {}, width_scale {}, mode {}", scales[2], scales[3], a->s()));
   s.version = 1;
 }
@@ -66,7 +71,10 @@ void upsample_1_7_up(NormSite& s) {
   const float sh = h->f(), sw = w->f();
   const auto* m = find_attr(n, "mode");
   const std::string mode = m ? m->s() : "nearest";
-  if (mode != "nearest" && mode != "bilinear") refuse(s, fmt::format("mode '{}' is not a mode of Upsample-1", mode));
+  if (mode != "nearest") {
+    refuse(s, fmt::format("mode '{}': Upsample-1's bilinear has no exact definition (docs/semantics.md), so only "
+                          "nearest crosses opset 7", mode));
+  }
   remove_attr(n, "height_scale");
   remove_attr(n, "width_scale");
   remove_attr(n, "mode");
@@ -77,7 +85,7 @@ void upsample_1_7_up(NormSite& s) {
   auto* md = n.add_attribute();
   md->set_name("mode");
   md->set_type(onnx::AttributeProto::STRING);
-  md->set_s(mode == "bilinear" ? "linear" : "nearest");
+  md->set_s("nearest");
   s.report.set.push_back(fmt::format("scales [1, 1, {}, {}], mode {}", sh, sw, md->s()));
   s.version = 7;
 }
