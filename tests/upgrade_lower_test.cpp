@@ -505,3 +505,20 @@ TEST_CASE("at IR 3, a ConstantOfShape weight written as an initializer is a grap
   for (const auto& in : down.proto.graph().input()) listed = listed || in.name() == "w";
   CHECK(listed);
 }
+
+TEST_CASE("a node to lower without its required inputs or output is refused by name, not read", "[upgrade][lower]") {
+  // Review: the lowerings read input(0)/output(0) of a node that may have
+  // none (shape inference does not check arity): undefined behaviour.
+  Model m = net(20);
+  input(m, "x", DType::float32, {2, 3});
+  node(m, "Gelu", {}, {"y"}, "empty_gelu");
+  add_output(g(m), "y", DType::float32, {2, 3});
+  CHECK_THAT(upgrade_error_of(m, 19), Catch::Contains("empty_gelu") && Catch::Contains("needs 1 input"));
+  CHECK_FALSE(plan_upgrade_model(m, 19).blockers.empty());
+
+  Model ln = net(17);
+  input(ln, "x", DType::float32, {2, 3});
+  node(ln, "LayerNormalization", {"x"}, {"y"}, "ln_without_scale");
+  add_output(g(ln), "y", DType::float32, {2, 3});
+  CHECK_THAT(upgrade_error_of(ln, 16), Catch::Contains("ln_without_scale") && Catch::Contains("needs 2 inputs"));
+}

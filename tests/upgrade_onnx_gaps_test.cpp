@@ -6,7 +6,10 @@
 // every result, and the cases that cannot convert refused by node name.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "eval/test_graph.h"
+#include "model/tensor_proto.h"
 #include "transforms/upgrade.h"
 #include "upgrade_support.h"
 
@@ -40,6 +43,18 @@ TEST_CASE("Gather 11 -> 10 and below: negative axis and constant indices made no
   const Model down = through(n.m, {10, 7, 6});  // int64 Mul/Add exist from 6
   CHECK(int_of(down, "Gather", "axis") == 1);
   CHECK(count_op(down, "Less") == 1);  // gather_dyn's indices only
+  // The evaluator accepts negative indices at every version, so the numbers
+  // alone would not see a constant left negative: its values are checked.
+  for (const auto& node : down.proto.graph().node()) {
+    if (node.name() != "gather_const") continue;
+    bool found = false;
+    for (const auto& t : down.proto.graph().initializer()) {
+      if (t.name() != node.input(1)) continue;
+      found = true;
+      CHECK(decode_tensor(t).to_i64() == std::optional<std::vector<int64_t>>(std::vector<int64_t>{0, 3, 2}));
+    }
+    CHECK(found);
+  }
   through(down, {7, 11, 13});
 
   TestNet sym(11);
@@ -562,4 +577,17 @@ TEST_CASE("Upsample 7/9 -> 6: the scales become height_scale/width_scale of Upsa
   add_output(batch.g(), "y", DType::float32, {1, 4, 6, 8});
   const std::string e = upgrade_error_of(batch.m, 6);
   CHECK_THAT(e, Catch::Contains("up_channels") && Catch::Contains("only the last two dims"));
+}
+
+TEST_CASE("LpPool-1 with a p that is no whole number (inf, 2.5) is refused going to 2, not cast", "[upgrade][gaps]") {
+  for (const float p : {std::numeric_limits<float>::infinity(), 2.5f}) {
+    INFO("p = " << p);
+    TestNet n(1);
+    n.input("x", DType::float32, {1, 1, 4, 4});
+    auto& pool = n.node("LpPool", {"x"}, {"y"}, "lp");
+    set_ints(pool, "kernel_shape", {2, 2});
+    set_attr(pool, "p", p);
+    add_output(n.g(), "y", DType::float32, {1, 1, 3, 3});
+    CHECK_THAT(upgrade_error_of(n.m, 2), Catch::Contains("'lp'") && Catch::Contains("not a whole number"));
+  }
 }
