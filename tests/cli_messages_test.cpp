@@ -196,7 +196,9 @@ TEST_CASE("command-line parse errors follow bnorm's format with a usage hint, ex
   CHECK_THAT(bad.err, Catch::StartsWith("bnorm: error: "));
   const auto unknown = run_cli({"frob"});
   CHECK(unknown.exit_code == 2);
-  CHECK(unknown.err == "bnorm: error: unknown command 'frob'\n  hint: the commands are inspect, fold, eval and upgrade\n");
+  CHECK(unknown.err ==
+        "bnorm: error: unknown command 'frob'\n  hint: the commands are inspect, fold, eval and upgrade ('bnorm help' "
+        "says more)\n");
 }
 
 TEST_CASE("inspect lists every node of the normalization family with its attributes, defaults and parameters",

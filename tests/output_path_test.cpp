@@ -33,12 +33,19 @@ struct Snapshot {
   std::map<std::string, std::string> files;
 };
 
+// `reported`: the command's report is printed though the model could not be
+// saved (a disk that fills up); else the output was refused before any work.
 void check_write_refused(const std::vector<std::string>& args, const std::string& file, const std::string& expect,
-                         const CliLimits& limits = {}) {
+                         const CliLimits& limits = {}, bool reported = false) {
   const auto r = run_cli(args, limits);
   INFO(args[0] << " " << args[1] << "\nstderr: " << r.err);
   CHECK(r.exit_code == 2);
-  CHECK(r.out.empty());
+  if (reported) {
+    CHECK_FALSE(r.out.empty());
+    CHECK(r.out.find("wrote") == std::string::npos);
+  } else {
+    CHECK(r.out.empty());
+  }
   CHECK(r.err.rfind("bnorm: error: " + file + ": ", 0) == 0);
   CHECK(r.err.find(expect) != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') <= 2);
@@ -51,7 +58,7 @@ TEST_CASE("an output in a missing directory is refused and nothing is created", 
   for (const auto& cmd : kWriters) {
     const auto out = tmp / "nope" / "out.onnx";
     check_write_refused({cmd, testdata("demo_opset6.onnx").string(), "-o", out.string()}, out.string(),
-                        "cannot write '" + out.string() + "': directory '" + (tmp / "nope").string() +
+                        "cannot write: directory '" + (tmp / "nope").string() +
                             "' does not exist");
     CHECK_FALSE(fs::exists(tmp / "nope"));
   }
@@ -68,7 +75,7 @@ TEST_CASE("an output in an unwritable directory is refused and nothing is left",
   for (const auto& cmd : kWriters) {
     const auto out = tmp / "ro" / "out.onnx";
     check_write_refused({cmd, testdata("demo_opset6.onnx").string(), "-o", out.string()}, out.string(),
-                        "cannot write '" + out.string() + "': Permission denied", limits);
+                        "cannot write: Permission denied", limits);
     CHECK(entries(tmp / "ro") == 0);
   }
 }
@@ -151,7 +158,7 @@ TEST_CASE("a disk that fills up while writing: exit 2, a clear message, no parti
   for (const auto& cmd : kWriters) {
     const auto out = tmp / "out.onnx";
     check_write_refused({cmd, testdata("demo_opset6.onnx").string(), "-o", out.string()}, out.string(),
-                        "cannot write '" + out.string() + "': File too large", limits);
+                        "cannot write: File too large", limits, true);
     CHECK(entries(tmp.path()) == 0);
   }
   // External data: the side file (512 bytes of weights) or the model fails.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,26 @@ struct CliLimits {
   // Run as user and group 65534 (nobody) when the tests run as root, so
   // that directory permissions apply.
   bool unprivileged = false;
+  // Bytes given on stdin through a pipe (stdin is /dev/null otherwise).
+  std::optional<std::string> stdin_data;
+  // "NAME=VALUE" set in the child's environment, "NAME" removed from it.
+  std::vector<std::string> env;
+  // The child's working directory (empty: the test's).
+  std::string cwd;
 };
 
 // Runs build/bnorm with `args` (no shell; arguments passed as they are).
 CliResult run_cli(const std::vector<std::string>& args, const CliLimits& limits = {});
+
+// Starts build/bnorm with `args` in the background, stdout and stderr to
+// files in `io`; returns its pid. wait_cli() reaps it: the exit code, or
+// 128 + the signal that ended it.
+int start_cli(const std::vector<std::string>& args, const std::filesystem::path& io, const CliLimits& limits = {});
+int wait_cli(int pid);
+
+// Runs build/bnorm on a pseudo-terminal (stdout and stderr both on it, as
+// in an interactive shell) and returns everything it printed there.
+CliResult run_cli_tty(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
 
 // testdata/<name> in the source tree.
 std::filesystem::path testdata(const std::string& name);

@@ -18,7 +18,7 @@ namespace bnorm::cli {
 
 void add_output_options(CLI::App* sub, OutputOptions& o) {
   sub->add_option("model", o.inputs, "The .onnx models to read (never modified)")->required();
-  sub->add_option("-o,--output", o.output, "Where to write the model (one input)");
+  sub->add_option("-o,--output", o.output, "Where to write the model (one input; - for standard output)");
   sub->add_option("--output-dir", o.output_dir,
                   "Write each model to DIR/<its file name> (one or more inputs; DIR must exist)");
   sub->add_option("--external-data", o.external_data,
@@ -35,7 +35,12 @@ std::vector<ModelJob> plan_jobs(const OutputOptions& o) {
       throw Error(ErrorKind::usage, fmt::format("-o names one output, but {} models were given", o.inputs.size()),
                   "use --output-dir DIR for several models");
     }
-    return {{o.inputs[0], o.output}};
+    ModelJob job{o.inputs[0], o.output, plan_output(o.output)};
+    if (job.target.is_stdout()) report_to_stderr();
+    return {job};
+  }
+  if (o.output_dir == "-") {
+    throw Error(ErrorKind::usage, "--output-dir names a folder, not standard output", "write one model with -o -");
   }
   std::error_code ec;
   if (!fs::is_directory(o.output_dir, ec)) {
@@ -59,7 +64,8 @@ std::vector<ModelJob> plan_jobs(const OutputOptions& o) {
                               (fs::path(o.output_dir) / name).string()),
                   "models written to one --output-dir need different file names");
     }
-    jobs.push_back({in, (fs::path(o.output_dir) / name).string()});
+    const std::string out = (fs::path(o.output_dir) / name).string();
+    jobs.push_back({in, out, plan_output(out)});
   }
   return jobs;
 }
@@ -71,6 +77,10 @@ void name_input(Error& e, const ModelJob& job) {
 
 }  // namespace
 
+std::string written_name(const OutputTarget& t) {
+  return t.is_stream() ? fmt::format("{} ({})", t.given, t.what) : t.given;
+}
+
 int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
   const std::vector<ModelJob> jobs = plan_jobs(o);
   if (o.output_dir.empty()) {
@@ -80,15 +90,22 @@ int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
       code = one(jobs[0], as_json ? &j : nullptr);
     } catch (Error& e) {
       name_input(e, jobs[0]);
+      // A report made before the error (the model could not be saved) is
+      // still printed, with the error in it.
+      if (as_json && !j.is_null()) {
+        j["error"] = e.message();
+        if (!e.hint().empty()) j["hint"] = e.hint();
+        report_out() << json_text(j) << "\n";
+      }
       throw;
     }
-    if (as_json) std::cout << json_text(j) << "\n";
+    if (as_json) report_out() << json_text(j) << "\n";
     return code;
   }
   int worst = kExitOk, written = 0, failed = 0;
   json all = json::array();
   for (const auto& job : jobs) {
-    if (!as_json) std::cout << fmt::format("{} -> {}\n", job.input, job.output);
+    if (!as_json) report_out() << fmt::format("{} -> {}\n", job.input, job.output);
     json j;
     int code = kExitBadInput;
     std::string error, hint;
@@ -106,8 +123,10 @@ int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
     }
     if (!error.empty()) {
       print_error(error, hint);
-      if (!as_json) std::cout << fmt::format("  error: {}\n", error);
-      j = json{{"input", job.input}, {"output", job.output}, {"error", error}};
+      if (!as_json) report_out() << fmt::format("  error: {}\n", error);
+      // A report made before the error (the model could not be saved) is kept.
+      if (j.is_null()) j = json{{"input", job.input}, {"output", job.output}};
+      j["error"] = error;
       if (!hint.empty()) j["hint"] = hint;
     }
     j["exit_code"] = code;
@@ -115,8 +134,8 @@ int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
     worst = std::max(worst, code);
     (code == kExitOk ? written : failed) += 1;
   }
-  if (as_json) std::cout << json_text(all) << "\n";
-  else std::cout << fmt::format("{} models: {} written, {} not written\n", jobs.size(), written, failed);
+  if (as_json) report_out() << json_text(all) << "\n";
+  else report_out() << fmt::format("{} models: {} written, {} not written\n", jobs.size(), written, failed);
   return worst;
 }
 

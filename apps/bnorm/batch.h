@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "model/output_file.h"
+
 namespace bnorm::cli {
 
 struct OutputOptions {
@@ -25,14 +27,20 @@ void add_output_options(CLI::App* sub, OutputOptions& o);
 
 struct ModelJob {
   std::string input, output;
+  OutputTarget target;  // planned before any model is read
 };
+
+// How "wrote X" names an output: the path given, and what a stream is
+// ("- (standard output)", "/dev/null (a character device)").
+std::string written_name(const OutputTarget& t);
 
 // Runs one model: prints its text report (json == nullptr) or fills *json
 // with its report object; returns its exit code. Throws Error on failure.
 using RunOne = std::function<int(const ModelJob&, nlohmann::json* json)>;
 
-// Checks the options (usage errors, exit 2, before any model is read) and
-// runs `one` on every model. One model with -o: its output exactly as
+// Checks the options and every output location (usage errors, exit 2,
+// before any model is read) and runs `one` on every model. A model written
+// to standard output (-o -) sends the report to stderr (report_out() in commands.h). One model with -o: its output exactly as
 // before, errors thrown to main. --output-dir: every model, each error
 // reported and counted; text blocks or a JSON array; the worst exit code.
 int run_models(const OutputOptions& o, bool json, const RunOne& one);

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cli_inputs.h"
+#include "cli_parse.h"
 #include "commands.h"
 #include "eval_cli.h"
 #include "core/error.h"
@@ -89,31 +90,31 @@ int run_dirs(const EvalCliOptions& o) {
         continue;
       }
       if (r.skipped) {
-        std::cout << fmt::format("SKIP {}: {}\n", r.name, r.skip_reason);
+        report_out() << fmt::format("SKIP {}: {}\n", r.name, r.skip_reason);
         continue;
       }
       if (!r.error.empty()) {
-        std::cout << fmt::format("ERROR {}: {}\n", r.name, r.error);
+        report_out() << fmt::format("ERROR {}: {}\n", r.name, r.error);
         continue;
       }
-      std::cout << fmt::format("{} {}\n", r.pass() ? "PASS" : "FAIL", r.name);
+      report_out() << fmt::format("{} {}\n", r.pass() ? "PASS" : "FAIL", r.name);
       for (const auto& ds : r.data_sets)
         for (const auto& out : ds.outputs)
-          std::cout << fmt::format("     {} {} {}: {}\n", out.diff.pass ? "ok  " : "FAIL", ds.name, out.name,
+          report_out() << fmt::format("     {} {} {}: {}\n", out.diff.pass ? "ok  " : "FAIL", ds.name, out.name,
                                    diff_text(out.diff));
     }
   }
   if (passed + failed + skipped + errors == 0) {
     throw Error(ErrorKind::usage, fmt::format("--filter '{}' matches no test folder", o.filter));
   }
-  if (!o.junit.empty()) write_report_file(o.junit, dirs_junit(results));
-  if (!o.report.empty()) write_report_file(o.report, conformance_report_html(results, tol));
+  if (!o.junit.empty()) write_report_file(o.junit_target, dirs_junit(results));
+  if (!o.report.empty()) write_report_file(o.report_target, conformance_report_html(results, tol));
   if (o.json) {
-    std::cout << json_text({{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped},
+    report_out() << json_text({{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped},
                             {"errors", errors}, {"rtol", tol.rtol}, {"atol", tol.atol}})
               << "\n";
   } else {
-    std::cout << fmt::format("{} passed, {} failed, {} skipped{}\n", passed, failed, skipped,
+    report_out() << fmt::format("{} passed, {} failed, {} skipped{}\n", passed, failed, skipped,
                              errors ? fmt::format(", {} could not run", errors) : "");
   }
   if (errors > 0) return kExitBadInput;
@@ -183,12 +184,29 @@ int run_model(const EvalCliOptions& o) {
       outs.push_back({{"name", out.name()}, {"type", dtype_name(t.dtype)}, {"shape", t.dims}, {"min", lo},
                       {"max", hi}, {"mean", mean}, {"files", files}});
     } else {
-      std::cout << fmt::format("{}: {} {}  min {:.6g}  max {:.6g}  mean {:.6g}{}\n", out.name(), dtype_name(t.dtype),
+      report_out() << fmt::format("{}: {} {}  min {:.6g}  max {:.6g}  mean {:.6g}{}\n", out.name(), dtype_name(t.dtype),
                                shape_str(t.dims), lo, hi, mean, files.empty() ? "" : "  -> " + files[0]);
     }
   }
-  if (o.json) std::cout << json_text({{"model", o.paths[0]}, {"outputs", outs}}) << "\n";
+  if (o.json) report_out() << json_text({{"model", o.paths[0]}, {"outputs", outs}}) << "\n";
   return kExitOk;
+}
+
+}  // namespace
+
+namespace {
+
+// --junit and --report are checked before any work; one of them may be
+// standard output, and then the results are printed to stderr.
+void plan_report_outputs(EvalCliOptions& o) {
+  if (!o.junit.empty()) o.junit_target = plan_output(o.junit);
+  if (!o.report.empty()) o.report_target = plan_output(o.report);
+  if (!o.junit.empty() && !o.report.empty() && o.junit_target.is_stdout() && o.report_target.is_stdout()) {
+    throw Error(ErrorKind::usage, "--junit and --report cannot both go to standard output");
+  }
+  if ((!o.junit.empty() && o.junit_target.is_stdout()) || (!o.report.empty() && o.report_target.is_stdout())) {
+    report_to_stderr();
+  }
 }
 
 }  // namespace
@@ -200,18 +218,22 @@ Runner add_eval(CLI::App& app) {
       ->required();
   sub->add_option("--filter", opt->filter, "Only test folders whose name matches this glob");
   sub->add_option("--input", opt->inputs, "NAME=FILE: an input from a .pb or .npy file (repeatable)");
-  sub->add_option("--random", opt->seed, "Fill inputs not given with seeded random data");
+  sub->add_option("--random", opt->seed_text, "Fill inputs not given with seeded random data");
   sub->add_option("--dim", opt->dims, "NAME=VALUE: the size of a symbolic dim, for --random (repeatable)");
   sub->add_option("--output-dir", opt->output_dir, "Write each output as NAME.pb and NAME.npy into this folder");
   sub->add_option("--compare", opt->compare, "A second model to run on the same inputs and compare with");
-  sub->add_option("--rtol", opt->rtol, "Relative tolerance (folders: 1e-3; --compare: 1e-4, 1e-2 for 16-bit types)");
-  sub->add_option("--atol", opt->atol, "Absolute tolerance (folders: 1e-7; --compare: 1e-5, 1e-2 for 16-bit types)");
+  sub->add_option("--rtol", opt->rtol_text, "Relative tolerance (folders: 1e-3; --compare: 1e-4, 1e-2 for 16-bit types)");
+  sub->add_option("--atol", opt->atol_text, "Absolute tolerance (folders: 1e-7; --compare: 1e-5, 1e-2 for 16-bit types)");
   sub->add_flag("--json", opt->json, "Print the results as JSON (schema in docs/cli.md)");
   sub->add_flag("--trace", opt->trace, "--compare: compare every value both models compute, report the first divergence");
   sub->add_option("--junit", opt->junit, "Also write the results as JUnit XML to this file");
   sub->add_option("--report", opt->report, "Also write the results as one self-contained HTML page to this file");
   sub->add_option("--inputs", opt->inputs_dir, "--compare: a folder of input sets (test_data_set_*/input_N.pb, or NAME.pb/.npy)");
-  return [opt]() {
+  return [opt, sub]() {
+    if (given(*sub, "--random")) opt->seed = seed_value("--random", opt->seed_text);
+    if (given(*sub, "--rtol")) opt->rtol = tolerance_value("--rtol", opt->rtol_text);
+    if (given(*sub, "--atol")) opt->atol = tolerance_value("--atol", opt->atol_text);
+    plan_report_outputs(*opt);
     std::error_code ec;
     const bool dirs = fs::is_directory(opt->paths[0], ec);
     if (dirs) {
@@ -230,6 +252,9 @@ Runner add_eval(CLI::App& app) {
     if (opt->compare.empty() && (!opt->junit.empty() || !opt->report.empty())) {
       throw Error(ErrorKind::usage, "--junit and --report apply to test folders and to --compare B.onnx");
     }
+    refuse_without_effect(*sub, "--rtol", !opt->compare.empty(), "on one model: tolerances apply to --compare and to test folders");
+    refuse_without_effect(*sub, "--atol", !opt->compare.empty(), "on one model: tolerances apply to --compare and to test folders");
+    refuse_without_effect(*sub, "--output-dir", opt->compare.empty(), "with --compare: it writes one model's outputs");
     try {
       return opt->compare.empty() ? run_model(*opt) : run_compare(*opt);
     } catch (Error& e) {

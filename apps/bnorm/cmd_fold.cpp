@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batch.h"
+#include "cli_parse.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -35,6 +36,7 @@ struct FoldOptions {
   bool keep_generated = false;
   std::string norms = "bn";
   uint64_t seed = 0;
+  std::string seed_text;
 };
 
 nlohmann::json to_json(const std::vector<FoldCheck>& checks, bool norm) {
@@ -101,7 +103,7 @@ std::string in_graph(const std::string& graph) { return graph == "main" ? "" : "
 
 void print_checks(const std::vector<FoldCheck>& checks) {
   for (const auto& c : checks) {
-    std::cout << fmt::format("  {}   {} into {} on X {} {}: max abs {:.3g}, max rel {:.3g}\n",
+    report_out() << fmt::format("  {}   {} into {} on X {} {}: max abs {:.3g}, max rel {:.3g}\n",
                              c.pass ? "verified" : "FAILED  ", c.bn,
                              c.producer_named ? "'" + c.producer + "'" : c.producer, c.type, shape_str(c.shape),
                              c.max_abs, c.max_rel);
@@ -114,36 +116,36 @@ std::string norm_text(const std::string& name, const std::string& op, const std:
 }
 
 void print_report(const FoldReport& r, const NormFoldReport* n) {
-  std::cout << fmt::format("folded {} of {} BatchNormalization nodes\n", r.folded.size(), r.total);
+  report_out() << fmt::format("folded {} of {} BatchNormalization nodes\n", r.folded.size(), r.total);
   for (const auto& f : r.folded) {
     // A named producer reads "into Conv 'conv1'"; an unnamed one by its label, "into Conv #3 -> '461'".
     const std::string into = f.producer.empty() ? f.producer_label : fmt::format("{} '{}'", f.producer_op, f.producer);
-    std::cout << fmt::format("  folded   {} into {}{}\n", f.bn_label, into, in_graph(f.graph));
+    report_out() << fmt::format("  folded   {} into {}{}\n", f.bn_label, into, in_graph(f.graph));
   }
-  for (const auto& s : r.skipped) std::cout << fmt::format("  kept     {}: {}{}\n", s.bn_label, s.reason, in_graph(s.graph));
-  for (const auto& w : r.warnings) std::cout << fmt::format("  warning  {}\n", w);
+  for (const auto& s : r.skipped) report_out() << fmt::format("  kept     {}: {}{}\n", s.bn_label, s.reason, in_graph(s.graph));
+  for (const auto& w : r.warnings) report_out() << fmt::format("  warning  {}\n", w);
   if (!n) return;
-  std::cout << fmt::format("folded the affine of {} of {} LayerNormalization, RMSNormalization and GroupNormalization "
+  report_out() << fmt::format("folded the affine of {} of {} LayerNormalization, RMSNormalization and GroupNormalization "
                            "nodes\n", n->folded.size(), n->total);
   for (const auto& f : n->folded) {
     const std::string into = f.consumer.empty() ? f.consumer_label : fmt::format("{} '{}'", f.consumer_op, f.consumer);
     const std::string bias = f.bias_into.empty() || f.bias_into == "C" || f.bias_into == "B"
                                  ? "" : fmt::format(", its bias into {}", f.bias_into);
-    std::cout << fmt::format("  folded   {} into {}{}{}\n", norm_text(f.norm, f.norm_op, f.norm_label), into, bias,
+    report_out() << fmt::format("  folded   {} into {}{}{}\n", norm_text(f.norm, f.norm_op, f.norm_label), into, bias,
                              in_graph(f.graph));
   }
   for (const auto& s : n->skipped) {
-    std::cout << fmt::format("  kept     {}: {}{}\n", norm_text(s.norm, s.norm_op, s.norm_label), s.reason,
+    report_out() << fmt::format("  kept     {}: {}{}\n", norm_text(s.norm, s.norm_op, s.norm_label), s.reason,
                              in_graph(s.graph));
   }
-  for (const auto& w : n->warnings) std::cout << fmt::format("  warning  {}\n", w);
+  for (const auto& w : n->warnings) report_out() << fmt::format("  warning  {}\n", w);
 }
 
 int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json) {
   Model model = load_model(job.input);
   SaveOptions save;
   save.external_data_name = opt.files.external_data;
-  check_output_path(model, job.output, save);
+  check_output_path(model, job.target, save);
   const bool norms = opt.norms == "all";
   std::optional<Model> before, mid;
   if (opt.verify) before = model;
@@ -164,29 +166,41 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json) 
                   std::all_of(norm_checks.begin(), norm_checks.end(), pass);
   const bool nothing = r.folded.empty() && n.folded.empty();
   const bool write = ok && !(nothing && opt.no_copy);
-  if (write) save_model(model, job.output, save);
-  if (json) {
-    *json = to_json(r, job);
-    if (norms) add_norms_json(n, *json);
-    if (before) (*json)["verify"] = to_json(checks, false);
-    if (before && norms) (*json)["verify_norms"] = to_json(norm_checks, true);
-    (*json)["written"] = write;
-    (*json)["unchanged_copy"] = write && nothing;
-    return ok ? kExitOk : kExitCheckFailed;
+  // The report, whether or not the model could be saved.
+  auto report = [&](bool written) {
+    if (json) {
+      *json = to_json(r, job);
+      if (norms) add_norms_json(n, *json);
+      if (before) (*json)["verify"] = to_json(checks, false);
+      if (before && norms) (*json)["verify_norms"] = to_json(norm_checks, true);
+      (*json)["written"] = written;
+      (*json)["unchanged_copy"] = written && nothing;
+      return;
+    }
+    print_report(r, norms ? &n : nullptr);
+    print_checks(checks);
+    print_checks(norm_checks);
+  };
+  if (write) {
+    try {
+      save_model(model, job.target, save);
+    } catch (Error&) {
+      report(false);
+      throw;
+    }
   }
-  print_report(r, norms ? &n : nullptr);
-  print_checks(checks);
-  print_checks(norm_checks);
+  report(write);
+  if (json) return ok ? kExitOk : kExitCheckFailed;
   if (!ok) {
-    std::cout << "a fold is off beyond tolerance: nothing written\n";
+    report_out() << "a fold is off beyond tolerance: nothing written\n";
     return kExitCheckFailed;
   }
   if (!write) {
-    std::cout << "nothing to fold: nothing written (--no-copy)\n";
+    report_out() << "nothing to fold: nothing written (--no-copy)\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{}wrote {}{}\n", nothing ? "nothing to fold: " : "", job.output,
-                           nothing ? ", an unchanged copy of the input" : "");
+  report_out() << fmt::format("{}wrote {}{}\n", nothing ? "nothing to fold: " : "", written_name(job.target),
+                       nothing ? ", an unchanged copy of the input" : "");
   return kExitOk;
 }
 
@@ -197,7 +211,7 @@ Runner add_fold(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("fold", "Fold inference BatchNormalization into the preceding Conv, ConvTranspose, Gemm or MatMul");
   add_output_options(sub, opt->files);
   sub->add_flag("--verify", opt->verify, "Check each fold numerically; exit 1 (and write nothing) if one is off");
-  sub->add_option("--seed", opt->seed, "Seed of --verify's random inputs (default 0)");
+  sub->add_option("--seed", opt->seed_text, "Seed of --verify's random inputs (default 0)");
   sub->add_flag("--no-copy", opt->no_copy, "When there is nothing to fold, write nothing (and exit 0)");
   sub->add_flag("--keep-generated", opt->keep_generated,
                 "Leave unfolded a node whose weights are generated (ConstantOfShape) rather than write them out");
@@ -207,7 +221,9 @@ Runner add_fold(CLI::App& app) {
                   "that reads them")
       ->check(CLI::IsMember({"bn", "all"}));
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
-  return [opt]() {
+  return [opt, sub]() {
+    refuse_without_effect(*sub, "--seed", opt->verify, "without --verify: it seeds --verify's random inputs");
+    if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
     return run_models(opt->files, opt->json,
                       [opt](const ModelJob& job, nlohmann::json* json) { return fold_one(*opt, job, json); });
   };

@@ -10,6 +10,8 @@
 #include "core/error.h"
 #include "model/model.h"
 #include "cli_inputs.h"
+#include "cli_parse.h"
+#include "transforms/upgrade.h"
 #include "transforms/fp16_risk.h"
 #include "transforms/inspect.h"
 #include "transforms/upgrade_preflight.h"
@@ -25,6 +27,7 @@ struct InspectOptions {
   std::optional<int64_t> to;
   bool fp16 = false;
   InputOptions measure;  // --fp16's inputs: --input, --random, --dim
+  std::string to_text, seed_text;
 };
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -40,28 +43,42 @@ std::string shape_text(const ParamReport& p) {
   return "[" + join(d, ", ") + "]";
 }
 
+// "inputs     x float [batch, 3, 8, 8]  --dim batch=N", one value a line.
+void print_values(const char* what, const std::vector<ValueReport>& values) {
+  if (values.empty()) report_out() << fmt::format("{:<10} none\n", what);
+  bool first = true;
+  for (const auto& v : values) {
+    const std::string shape = v.shape_known ? "[" + join(v.dims, ", ") + "]" : "(shape not declared)";
+    report_out() << fmt::format("{:<10} {} {} {}{}\n", first ? what : "", v.name, v.type, shape,
+                                v.dim_options.empty() ? "" : "  " + join(v.dim_options, " "));
+    first = false;
+  }
+}
+
 void print_header(const InspectReport& r) {
   std::vector<std::string> opsets;
   for (const auto& [domain, v] : r.opsets) opsets.push_back(fmt::format("{} {}", domain.empty() ? "ai.onnx" : domain, v));
   if (r.opset_implicit) opsets.push_back("none (opset 1 implied)");
-  std::cout << fmt::format("model      {}\n", r.file);
-  std::cout << fmt::format("IR         {}   opsets: {}   producer: {}\n", r.ir_version, join(opsets, ", "),
+  report_out() << fmt::format("model      {}\n", r.file);
+  report_out() << fmt::format("IR         {}   opsets: {}   producer: {}\n", r.ir_version, join(opsets, ", "),
                            r.producer.empty() ? "-" : r.producer);
   std::vector<std::string> counts;
   for (const auto& [op, n] : r.op_counts) {
     const int v = r.op_versions.count(op) ? r.op_versions.at(op) : 0;
     counts.push_back(v ? fmt::format("{}-{} {}", op, v, n) : fmt::format("{} {}", op, n));
   }
-  std::cout << fmt::format("nodes      {} in {} graph{}: {}\n", r.nodes, r.graphs, r.graphs == 1 ? "" : "s",
+  report_out() << fmt::format("nodes      {} in {} graph{}: {}\n", r.nodes, r.graphs, r.graphs == 1 ? "" : "s",
                            join(counts, ", "));
-  std::cout << fmt::format("eval       {}\n", r.eval_blockers.empty() ? "bnorm eval runs every node"
+  report_out() << fmt::format("eval       {}\n", r.eval_blockers.empty() ? "bnorm eval runs every node"
                                                                       : "cannot run " + join(r.eval_blockers, ", "));
-  std::cout << fmt::format("weights    {} initializers, external data: {}\n", r.initializers,
+  report_out() << fmt::format("weights    {} initializers, external data: {}\n", r.initializers,
                            r.external_data ? "yes" : "no");
+  print_values("inputs", r.inputs);
+  print_values("outputs", r.outputs);
 }
 
 void print_table(const InspectReport& r) {
-  std::cout << fmt::format("\n{} normalization node{}, {} foldable\n", r.norms.size(), r.norms.size() == 1 ? "" : "s",
+  report_out() << fmt::format("\n{} normalization node{}, {} foldable\n", r.norms.size(), r.norms.size() == 1 ? "" : "s",
                            r.foldable);
   if (r.norms.empty()) return;
   size_t wn = 4, wo = 2, wg = 5, wm = 4;
@@ -71,34 +88,34 @@ void print_table(const InspectReport& r) {
     wg = std::max(wg, n.graph.size());
     wm = std::max(wm, n.mode.size());
   }
-  std::cout << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "node", wn, "op", wo, "graph", wg, "mode", wm,
+  report_out() << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "node", wn, "op", wo, "graph", wg, "mode", wm,
                            "fold");
   for (const auto& n : r.norms) {
-    std::cout << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", n.label, wn,
+    report_out() << fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", n.label, wn,
                              fmt::format("{}-{}", n.op, n.version), wo, n.graph, wg, n.mode, wm,
                              n.foldable ? n.fold : "no: " + n.fold);
   }
 }
 
 void print_details(const NormReport& n) {
-  std::cout << fmt::format("\n{} ({}-{}, graph {})\n", n.label, n.op, n.version, n.graph);
+  report_out() << fmt::format("\n{} ({}-{}, graph {})\n", n.label, n.op, n.version, n.graph);
   std::vector<std::string> attrs;
   for (const auto& [k, v] : n.attributes) attrs.push_back(k + "=" + v);
-  std::cout << fmt::format("  mode        {} ({})\n", n.mode, n.mode_reason);
-  std::cout << fmt::format("  attributes  {}\n", join(attrs, "  "));
-  if (!n.legacy.empty()) std::cout << fmt::format("  legacy      {}\n", join(n.legacy, ", "));
-  if (n.T1.empty()) std::cout << fmt::format("  types       T={}\n", n.T);
-  else std::cout << fmt::format("  types       T={} T1={} T2={}\n", n.T, n.T1, n.T2);
-  std::cout << fmt::format("  X           from {}\n", n.x_producer);
+  report_out() << fmt::format("  mode        {} ({})\n", n.mode, n.mode_reason);
+  report_out() << fmt::format("  attributes  {}\n", join(attrs, "  "));
+  if (!n.legacy.empty()) report_out() << fmt::format("  legacy      {}\n", join(n.legacy, ", "));
+  if (n.T1.empty()) report_out() << fmt::format("  types       T={}\n", n.T);
+  else report_out() << fmt::format("  types       T={} T1={} T2={}\n", n.T, n.T1, n.T2);
+  report_out() << fmt::format("  X           from {}\n", n.x_producer);
   for (const auto& p : n.params) {
-    std::cout << fmt::format("  {:<11} {} {} from {}{}\n", p.role, shape_text(p), p.type, p.source,
+    report_out() << fmt::format("  {:<11} {} {} from {}{}\n", p.role, shape_text(p), p.type, p.source,
                              p.name.empty() ? "" : " '" + p.name + "'");
   }
-  std::cout << fmt::format("  fold        {}\n", n.foldable ? n.fold : "no: " + n.fold);
+  report_out() << fmt::format("  fold        {}\n", n.foldable ? n.fold : "no: " + n.fold);
   if (n.op == "BatchNormalization" || n.op == "InstanceNormalization") {
-    std::cout << fmt::format("  upgrade 15  {}\n", n.upgrade.empty() ? "nothing to change" : join(n.upgrade, "; "));
+    report_out() << fmt::format("  upgrade 15  {}\n", n.upgrade.empty() ? "nothing to change" : join(n.upgrade, "; "));
   }
-  for (const auto& w : n.warnings) std::cout << fmt::format("  warning     {}\n", w);
+  for (const auto& w : n.warnings) report_out() << fmt::format("  warning     {}\n", w);
 }
 
 nlohmann::json plan_json(const UpgradePlan& p) {
@@ -114,15 +131,15 @@ nlohmann::json plan_json(const UpgradePlan& p) {
 // Pre-flight: what `upgrade --to N` would do, blockers first.
 void print_plan(const UpgradePlan& p) {
   const std::string ir = p.to_ir > 0 ? fmt::format(" (IR {} -> {})", p.from_ir, p.to_ir) : "";
-  std::cout << fmt::format("\nupgrade to opset {}{}: {}\n", p.to_opset, ir,
+  report_out() << fmt::format("\nupgrade to opset {}{}: {}\n", p.to_opset, ir,
                            p.blockers.empty() ? "every node converts"
                                               : fmt::format("{} node{} block{} it", p.blockers.size(),
                                                             p.blockers.size() == 1 ? "" : "s",
                                                             p.blockers.size() == 1 ? "s" : ""));
-  for (const auto& b : p.blockers) std::cout << fmt::format("  blocks   {}\n", b);
+  for (const auto& b : p.blockers) report_out() << fmt::format("  blocks   {}\n", b);
   for (const auto& n : p.nodes) {
     if (!n.blocker.empty()) continue;
-    std::cout << fmt::format("  {:<8} {} ({}-{} -> {}){}\n", n.by, n.label, n.op, n.from,
+    report_out() << fmt::format("  {:<8} {} ({}-{} -> {}){}\n", n.by, n.label, n.op, n.from,
                              n.to == 0 ? "none" : std::to_string(n.to),  // lowered: no version at the target
                              n.changes.empty() ? "" : ": " + join(n.changes, "; "));
   }
@@ -138,10 +155,10 @@ nlohmann::json risks_json(const std::vector<Fp16Risk>& risks) {
 }
 
 void print_risks(const std::vector<Fp16Risk>& risks, bool measured) {
-  std::cout << fmt::format("\nfloat16 risks{}: {}\n", measured ? " (inputs measured)" : " (parameters only)",
+  report_out() << fmt::format("\nfloat16 risks{}: {}\n", measured ? " (inputs measured)" : " (parameters only)",
                            risks.empty() ? "none" : std::to_string(risks.size()));
   for (const auto& r : risks) {
-    std::cout << fmt::format("  {} ({}) {} {}: {}\n      do: {}\n", r.node, r.op, r.check, r.input, r.what, r.advice);
+    report_out() << fmt::format("  {} ({}) {} {}: {}\n      do: {}\n", r.node, r.op, r.check, r.input, r.what, r.advice);
   }
 }
 
@@ -157,10 +174,13 @@ Runner add_inspect(CLI::App& app) {
                 "Float16 risks of the normalization nodes: parameters that overflow or vanish in float16, and with "
                 "--random/--input, inputs whose sum of squares overflows it");
   sub->add_option("--input", opt->measure.inputs, "NAME=FILE: an input for --fp16's measurement (repeatable)");
-  sub->add_option("--random", opt->measure.seed, "--fp16: measure on seeded random inputs");
+  sub->add_option("--random", opt->seed_text, "--fp16: measure on seeded random inputs");
   sub->add_option("--dim", opt->measure.dims, "NAME=VALUE: a symbolic dim's size for --random (repeatable)");
-  sub->add_option("--to", opt->to, "Pre-flight: what upgrade --to N would do to every node, and every node that blocks it");
-  return [opt]() {
+  sub->add_option("--to", opt->to_text, "Pre-flight: what upgrade --to N would do to every node, and every node that blocks it");
+  return [opt, sub]() {
+    if (given(*sub, "--to")) opt->to = int_value("--to", opt->to_text, INT64_MIN, INT64_MAX);
+    if (given(*sub, "--random")) opt->measure.seed = seed_value("--random", opt->seed_text);
+    refuse_without_effect(*sub, "--summary", !opt->json, "with --json: the JSON report is always whole");
     const Model model = load_model(opt->model);
     InspectReport r;
     try {
@@ -198,7 +218,7 @@ Runner add_inspect(CLI::App& app) {
       nlohmann::json j = to_json(r);
       if (plan) j["upgrade_plan"] = plan_json(*plan);
       if (risks) j["fp16_risks"] = risks_json(*risks);
-      std::cout << json_text(j) << "\n";
+      report_out() << json_text(j) << "\n";
       return 0;
     }
     print_header(r);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batch.h"
+#include "cli_parse.h"
 #include "commands.h"
 #include "core/error.h"
 #include "core/log.h"
@@ -30,6 +31,7 @@ struct UpgradeCliOptions {
   bool fuse_norms = false;
   uint64_t seed = 0;
   std::vector<std::string> dims;
+  std::string to_text, seed_text;
 };
 
 std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& specs) {
@@ -61,7 +63,7 @@ nlohmann::json checks_json(const std::vector<UpgradeCheck>& checks) {
 
 void print_checks(const std::vector<UpgradeCheck>& checks) {
   for (const auto& c : checks) {
-    std::cout << fmt::format("  {}   output '{}' {} {}: max abs {:.3g}, max rel {:.3g}{}\n",
+    report_out() << fmt::format("  {}   output '{}' {} {}: max abs {:.3g}, max rel {:.3g}{}\n",
                              c.pass ? "verified" : "FAILED  ", c.output, c.type, shape_str(c.shape), c.max_abs,
                              c.max_rel, c.problem.empty() ? "" : " (" + c.problem + ")");
   }
@@ -96,34 +98,38 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJob& job) {
+void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJob& job, bool written) {
   if (r.from_opset == r.to_opset) {
-    std::cout << fmt::format("{} is already at opset {} (IR {}): nothing to convert{}\n", job.input, r.to_opset,
+    report_out() << fmt::format("{} is already at opset {} (IR {}): nothing to convert{}\n", job.input, r.to_opset,
                              r.to_ir, r.from_ir == r.to_ir ? "" : fmt::format(" (IR {} -> {})", r.from_ir, r.to_ir));
   } else {
-    std::cout << fmt::format("{} {} from opset {} (IR {}) to opset {} (IR {})\n",
+    report_out() << fmt::format("{} {} from opset {} (IR {}) to opset {} (IR {})\n",
                              r.to_opset > r.from_opset ? "upgraded" : "downgraded", job.input, r.from_opset, r.from_ir,
                              r.to_opset, r.to_ir);
   }
   for (const auto& n : r.nodes) {
-    std::cout << fmt::format("  {} ({}) {} -> {}{}{}\n", n.label, n.op, n.from, n.to,
+    report_out() << fmt::format("  {} ({}) {} -> {}{}{}\n", n.label, n.op, n.from, n.to,
                              n.steps.empty() ? "" : ": steps " + join(n.steps),
                              n.graph == "main" ? "" : " (" + n.graph + ")");
-    if (!n.dropped.empty()) std::cout << fmt::format("      dropped  {}\n", join(n.dropped));
-    if (!n.set.empty()) std::cout << fmt::format("      set      {}\n", join(n.set));
-    if (!n.added.empty()) std::cout << fmt::format("      added    {}\n", join(n.added));
-    for (const auto& w : n.warnings) std::cout << fmt::format("      warning  {}\n", w);
+    if (!n.dropped.empty()) report_out() << fmt::format("      dropped  {}\n", join(n.dropped));
+    if (!n.set.empty()) report_out() << fmt::format("      set      {}\n", join(n.set));
+    if (!n.added.empty()) report_out() << fmt::format("      added    {}\n", join(n.added));
+    for (const auto& w : n.warnings) report_out() << fmt::format("      warning  {}\n", w);
   }
   for (const auto& w : r.rewrites) {
-    std::cout << fmt::format("  {} ({}) {}{}\n", w.label, w.op, w.what, w.added.empty() ? "" : "; added " + join(w.added));
+    report_out() << fmt::format("  {} ({}) {}{}\n", w.label, w.op, w.what, w.added.empty() ? "" : "; added " + join(w.added));
   }
   for (const auto& m : r.not_fused) {
-    std::cout << fmt::format("  {} not fused into {}{}: {}\n", m.label, m.op, m.graph == "main" ? "" : " (" + m.graph + ")",
+    report_out() << fmt::format("  {} not fused into {}{}: {}\n", m.label, m.op, m.graph == "main" ? "" : " (" + m.graph + ")",
                              m.why);
   }
-  if (!r.made_inference.empty()) std::cout << fmt::format("made inference (--inference): {}\n", join(r.made_inference));
-  if (!r.removed.empty()) std::cout << fmt::format("removed, no longer read: {}\n", join(r.removed));
-  std::cout << fmt::format("wrote {}{}\n", job.output, o.no_check ? " (not checked: --no-check)" : r.to_opset > kOnnxConverterMaxOpset ? " (passes bnorm's schema check)" : " (passes ONNX's checker)");
+  if (!r.made_inference.empty()) report_out() << fmt::format("made inference (--inference): {}\n", join(r.made_inference));
+  if (!r.removed.empty()) report_out() << fmt::format("removed, no longer read: {}\n", join(r.removed));
+  if (!written) return;
+  report_out() << fmt::format("wrote {}{}\n", written_name(job.target),
+                       o.no_check                              ? " (not checked: --no-check)"
+                       : r.to_opset > kOnnxConverterMaxOpset ? " (passes bnorm's schema check)"
+                                                               : " (passes ONNX's checker)");
 }
 
 int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::json* json) {
@@ -131,7 +137,7 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   Model model = load_model(job.input);
   SaveOptions save;
   save.external_data_name = opt.files.external_data;
-  check_output_path(model, job.output, save);
+  check_output_path(model, job.target, save);
   std::optional<Model> before;
   if (opt.verify) before = model;
   UpgradeOptions options;
@@ -145,7 +151,22 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   std::vector<UpgradeCheck> checks;
   if (before) checks = verify_upgrade(*before, model, opt.seed, dims);
   const bool ok = std::all_of(checks.begin(), checks.end(), [](const UpgradeCheck& c) { return c.pass; });
-  if (ok) save_model(model, job.output, save);
+  if (ok) {
+    try {
+      save_model(model, job.target, save);
+    } catch (Error&) {
+      // The report of the conversion, though it could not be saved.
+      if (json) {
+        *json = to_json(r, opt, job);
+        if (before) (*json)["verify"] = checks_json(checks);
+        (*json)["written"] = false;
+      } else {
+        print_text(r, opt, job, false);
+        print_checks(checks);
+      }
+      throw;
+    }
+  }
   if (json) {
     *json = to_json(r, opt, job);
     if (before) (*json)["verify"] = checks_json(checks);
@@ -154,10 +175,10 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   }
   if (!ok) {
     print_checks(checks);
-    std::cout << "an output of the converted model is off beyond tolerance: nothing written\n";
+    report_out() << "an output of the converted model is off beyond tolerance: nothing written\n";
     return kExitCheckFailed;
   }
-  print_text(r, opt, job);
+  print_text(r, opt, job, true);
   print_checks(checks);
   return kExitOk;
 }
@@ -169,7 +190,7 @@ Runner add_upgrade(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("upgrade", "Convert a whole model to another opset (1 to 23), BatchNormalization "
                                                 "and InstanceNormalization exactly");
   add_output_options(sub, opt->files);
-  sub->add_option("--to", opt->to, "Target opset, 1 to 23 (default 15), lower or higher than the model's");
+  sub->add_option("--to", opt->to_text, "Target opset, 1 to 23 (default 15), lower or higher than the model's");
   sub->add_flag("--inference", opt->inference,
                 "The model is an inference model: training BatchNormalization nodes become inference nodes");
   sub->add_flag("--no-casts", opt->no_casts,
@@ -182,10 +203,14 @@ Runner add_upgrade(CLI::App& app) {
   sub->add_flag("--verify", opt->verify,
                 "Run the input and the converted model on the same random inputs; exit 1 (and write nothing) if an "
                 "output is off beyond tolerance");
-  sub->add_option("--seed", opt->seed, "Seed of --verify's random inputs (default 0)");
+  sub->add_option("--seed", opt->seed_text, "Seed of --verify's random inputs (default 0)");
   sub->add_option("--dim", opt->dims, "NAME=VALUE: the size of a symbolic dim, for --verify (repeatable)");
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
-  return [opt]() {
+  return [opt, sub]() {
+    if (given(*sub, "--to")) opt->to = int_value("--to", opt->to_text, INT64_MIN, INT64_MAX);
+    refuse_without_effect(*sub, "--seed", opt->verify, "without --verify: it seeds --verify's random inputs");
+    refuse_without_effect(*sub, "--dim", opt->verify, "without --verify: it sizes --verify's random inputs");
+    if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
     return run_models(opt->files, opt->json,
                       [opt](const ModelJob& job, nlohmann::json* json) { return upgrade_one(*opt, job, json); });
   };

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <ostream>
 #include <string>
 
 #include "transforms/json_text.h"
@@ -17,10 +18,21 @@ using Runner = std::function<int()>;
 // The one error format: "bnorm: error: MESSAGE" and an optional hint line, on stderr.
 void print_error(const std::string& message, const std::string& hint);
 
+// Where a command prints its report: stdout, or stderr when stdout carries
+// the command's output itself (-o -, --report -, --junit -).
+std::ostream& report_out();
+void report_to_stderr();
+
 Runner add_inspect(CLI::App& app);
 Runner add_fold(CLI::App& app);
 Runner add_eval(CLI::App& app);
 Runner add_upgrade(CLI::App& app);
+Runner add_help(CLI::App& app);
+Runner add_version(CLI::App& app);
+Runner add_completion(CLI::App& app);
+
+// What `bnorm version` and `bnorm --version` print.
+int print_version(bool json);
 
 using bnorm::json_text;
 

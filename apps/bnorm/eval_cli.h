@@ -14,6 +14,7 @@
 #include "eval/report_html.h"
 #include "eval/trace.h"
 #include "model/model.h"
+#include "model/output_file.h"
 #include "model/tensor.h"
 
 namespace bnorm::cli {
@@ -24,9 +25,12 @@ struct EvalCliOptions {
   std::string filter, output_dir, compare;
   std::optional<uint64_t> seed;
   std::optional<double> rtol, atol;
+  std::string seed_text, rtol_text, atol_text;
   bool json = false;
   bool trace = false;
   std::string inputs_dir, junit, report;
+  // --junit and --report, planned before any work.
+  OutputTarget junit_target, report_target;
 };
 
 // One set of inputs for a model: its name ("test_data_set_0", or the
@@ -58,7 +62,7 @@ using DirResult = FolderRow;
 std::string dirs_junit(const std::vector<DirResult>& results);
 std::string compare_junit(const EvalCliOptions& o, const TraceResult& r);
 
-// Writes `text` to `path` atomically (--junit, --report).
-void write_report_file(const std::string& path, const std::string& text);
+// Writes `text` to `target` (--junit, --report), through the one writer.
+void write_report_file(const OutputTarget& target, const std::string& text);
 
 }  // namespace bnorm::cli

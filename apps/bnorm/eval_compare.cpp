@@ -126,27 +126,27 @@ std::string ratio_text(double worst) {
 }
 
 void print_trace(const TraceResult& r) {
-  std::cout << fmt::format("trace: {} value{} compared in both models over {} input set{}{}\n", r.values.size(),
+  report_out() << fmt::format("trace: {} value{} compared in both models over {} input set{}{}\n", r.values.size(),
                            r.values.size() == 1 ? "" : "s", r.data_sets, r.data_sets == 1 ? "" : "s",
                            r.uncompared ? fmt::format(", {} produced by one model only", r.uncompared) : "");
   if (r.first < 0) {
-    std::cout << "trace: every shared value is within tolerance\n";
+    report_out() << "trace: every shared value is within tolerance\n";
   } else {
     const auto& v = r.values[r.first];
-    std::cout << fmt::format("first divergence: '{}' ({}): {}\n", v.name, ratio_text(v.diff.worst) + " the tolerance",
+    report_out() << fmt::format("first divergence: '{}' ({}): {}\n", v.name, ratio_text(v.diff.worst) + " the tolerance",
                              diff_text(v.diff.diff));
-    std::cout << fmt::format("  produced in A by {}\n  produced in B by {}\n", v.producer_a, v.producer_b);
-    std::cout << fmt::format("  path: {}\n", fmt::join(r.path, "  >  "));
+    report_out() << fmt::format("  produced in A by {}\n  produced in B by {}\n", v.producer_a, v.producer_b);
+    report_out() << fmt::format("  path: {}\n", fmt::join(r.path, "  >  "));
   }
   std::vector<const TracedValue*> top;
   for (const auto& v : r.values) top.push_back(&v);
   std::stable_sort(top.begin(), top.end(), [](auto* x, auto* y) { return x->diff.worst > y->diff.worst; });
   top.resize(std::min<size_t>(top.size(), 10));
-  std::cout << "top values by error (largest error / allowed error):\n";
-  std::cout << fmt::format("  {:<24} {:>9} {:>10} {:>10} {:>10} {:>9}  {}\n", "value", "error", "max abs", "max rel",
+  report_out() << "top values by error (largest error / allowed error):\n";
+  report_out() << fmt::format("  {:<24} {:>9} {:>10} {:>10} {:>10} {:>9}  {}\n", "value", "error", "max abs", "max rel",
                            "max ulp", "outside", "producer in A");
   for (const auto* v : top) {
-    std::cout << fmt::format("  {:<24} {:>9} {:>10.3g} {:>10.3g} {:>10.4g} {:>9}  {}\n", v->name,
+    report_out() << fmt::format("  {:<24} {:>9} {:>10.3g} {:>10.3g} {:>10.4g} {:>9}  {}\n", v->name,
                              ratio_text(v->diff.worst), v->diff.diff.max_abs, v->diff.diff.max_rel, v->diff.max_ulp,
                              v->diff.diff.mismatches, v->producer_a);
   }
@@ -175,7 +175,7 @@ int run_compare(const EvalCliOptions& o) {
     if (!v.output) continue;
     all = all && v.diff.diff.pass;
     outputs.push_back(value_json(v));
-    if (!o.json) std::cout << fmt::format("{} {}: {}\n", v.diff.diff.pass ? "ok  " : "FAIL", v.name, diff_text(v.diff.diff));
+    if (!o.json) report_out() << fmt::format("{} {}: {}\n", v.diff.diff.pass ? "ok  " : "FAIL", v.name, diff_text(v.diff.diff));
   }
   if (o.trace) {
     for (const auto& out : a.proto.graph().output()) {
@@ -183,19 +183,19 @@ int run_compare(const EvalCliOptions& o) {
       if (!found) throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", out.name(), o.compare));
     }
   }
-  if (!o.junit.empty()) write_report_file(o.junit, compare_junit(o, r));
+  if (!o.junit.empty()) write_report_file(o.junit_target, compare_junit(o, r));
   if (!o.report.empty()) {
     const std::string from = o.inputs_dir.empty() ? sets[0].name : "the sets in " + o.inputs_dir;
-    write_report_file(o.report, compare_report_html({o.paths[0], o.compare, from, o.trace, r}));
+    write_report_file(o.report_target, compare_report_html({o.paths[0], o.compare, from, o.trace, r}));
   }
   if (o.json) {
     json j = {{"a", o.paths[0]}, {"b", o.compare}, {"seed", o.seed.value_or(0)}, {"outputs", outputs},
               {"pass", all}, {"data_sets", r.data_sets}};
     if (o.trace) j["trace"] = trace_json(r);
-    std::cout << json_text(j) << "\n";
+    report_out() << json_text(j) << "\n";
   } else {
     if (o.trace) print_trace(r);
-    std::cout << (all ? "the models agree\n" : "the models differ\n");
+    report_out() << (all ? "the models agree\n" : "the models differ\n");
   }
   return all ? kExitOk : kExitCheckFailed;
 }

@@ -8,7 +8,7 @@
 
 #include "eval_cli.h"
 #include "core/error.h"
-#include "model/atomic_file.h"
+#include "model/output_file.h"
 #include "model/tensor_file.h"
 
 namespace fs = std::filesystem;
@@ -82,10 +82,6 @@ std::vector<InputSet> read_input_sets(const fs::path& dir, const Model& model) {
   return out;
 }
 
-void write_report_file(const std::string& path, const std::string& text) {
-  AtomicFile f(path);
-  f.write(text);
-  f.commit();
-}
+void write_report_file(const OutputTarget& target, const std::string& text) { write_output(target, text); }
 
 }  // namespace bnorm::cli

@@ -1,6 +1,8 @@
 // bnorm: the command-line tool. Parses the command line, runs one command,
 // and maps every error to an exit code here, once:
 //   0 success, 1 a numeric check failed, 2 bad usage or bad input.
+// A signal (SIGINT, SIGTERM, SIGHUP) removes what bnorm was writing and
+// ends it by that signal (interrupts.h).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -9,16 +11,25 @@
 #include <map>
 #include <new>
 
+#include "cli_parse.h"
 #include "commands.h"
 #include "core/error.h"
-#include "core/log.h"
+#include "interrupts.h"
+#include "terminal.h"
 
 namespace bnorm::cli {
 
 void print_error(const std::string& message, const std::string& hint) {
-  std::cerr << "bnorm: error: " << message << "\n";
-  if (!hint.empty()) std::cerr << "  hint: " << hint << "\n";
+  std::cout.flush();
+  print_error_line(message, hint);
 }
+
+namespace {
+std::ostream* report_stream = &std::cout;
+}  // namespace
+
+std::ostream& report_out() { return *report_stream; }
+void report_to_stderr() { report_stream = &std::cerr; }
 
 }  // namespace bnorm::cli
 
@@ -26,14 +37,35 @@ namespace {
 
 using bnorm::cli::print_error;
 
+const std::vector<std::string> kCommands{"inspect", "fold", "eval", "upgrade", "help", "version"};
+
+// The first argument that is not a global option: the command, if any.
+std::string command_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--color") {
+      ++i;
+      continue;
+    }
+    if (!a.empty() && a[0] == '-') continue;
+    return a;
+  }
+  return {};
+}
+
 int run(int argc, char** argv) {
-  CLI::App app{"bnorm: BatchNormalization and InstanceNormalization in ONNX models"};
+  CLI::App app{"bnorm: the normalization nodes of ONNX models, and the whole models around them"};
   app.name("bnorm");
+  app.fallthrough();  // global options after the command too: bnorm fold ... -q
   app.require_subcommand(1, 1);
-  app.set_version_flag("--version", "bnorm 0.1.0");
-  bool verbose = false, quiet = false;
-  app.add_flag("-v,--verbose", verbose, "Log details to stderr");
-  app.add_flag("-q,--quiet", quiet, "Log errors only");
+  int verbosity = 0;
+  bool quiet = false, version = false;
+  std::string color = "auto";
+  app.add_flag("-v,--verbose", verbosity, "Tell what bnorm is doing: each phase with its time; -vv: each node");
+  app.add_flag("-q,--quiet", quiet, "Print errors only: no warnings, no progress line");
+  app.add_option("--color", color, "Colour errors and warnings: auto (a terminal, without NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag("--version", version, "Print the version and what bnorm was built with, and exit");
 
   std::map<CLI::App*, bnorm::cli::Runner> runners;
   auto add = [&](bnorm::cli::Runner (*f)(CLI::App&)) {
@@ -45,11 +77,17 @@ int run(int argc, char** argv) {
   add(bnorm::cli::add_fold);
   add(bnorm::cli::add_eval);
   add(bnorm::cli::add_upgrade);
+  add(bnorm::cli::add_help);
+  add(bnorm::cli::add_version);
+  add(bnorm::cli::add_completion);
 
-  const std::string first = argc > 1 ? argv[1] : "";
-  const bool known = first == "inspect" || first == "fold" || first == "eval" || first == "upgrade";
-  if (!first.empty() && first[0] != '-' && !known) {
-    print_error(fmt::format("unknown command '{}'", argv[1]), "the commands are inspect, fold, eval and upgrade");
+  const std::string first = command_word(argc, argv);
+  if (!first.empty() && std::find(kCommands.begin(), kCommands.end(), first) == kCommands.end() &&
+      first != "completion") {
+    const std::string near = bnorm::cli::closest(first, kCommands);
+    print_error(fmt::format("unknown command '{}'", first),
+                near.empty() ? "the commands are inspect, fold, eval and upgrade ('bnorm help' says more)"
+                             : fmt::format("did you mean 'bnorm {}'?", near));
     return bnorm::kExitBadInput;
   }
   try {
@@ -57,16 +95,30 @@ int run(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // bnorm's own format for CLI11's errors too, with the usage of the
-    // command that was being parsed.
+    if (version && dynamic_cast<const CLI::RequiredError*>(&e)) {
+      return bnorm::cli::print_version(false);
+    }
+    // bnorm's own words for CLI11's errors, naming the command being parsed.
+    const CLI::App* at = &app;
     std::string command = "bnorm";
     for (const CLI::App* sub : app.get_subcommands({})) {
-      if (sub->parsed()) command += " " + sub->get_name();
+      if (sub->parsed()) {
+        command += " " + sub->get_name();
+        at = sub;
+      }
     }
-    print_error(e.what(), fmt::format("'{} --help' shows the usage", command));
+    const auto u = bnorm::cli::explain_parse_error(e, *at, command);
+    print_error(u.message, u.hint);
     return bnorm::kExitBadInput;
   }
-  bnorm::log().set_level(verbose ? spdlog::level::debug : quiet ? spdlog::level::err : spdlog::level::warn);
+  if (quiet && verbosity > 0) throw bnorm::Error(bnorm::ErrorKind::usage, "-q and -v contradict each other: give one");
+  bnorm::cli::TerminalOptions term;
+  term.color = color == "always" ? bnorm::cli::ColorChoice::always
+               : color == "never" ? bnorm::cli::ColorChoice::never
+                                  : bnorm::cli::ColorChoice::automatic;
+  term.verbosity = quiet ? -1 : std::min(verbosity, 2);
+  bnorm::cli::setup_terminal(term);
+  if (version) return bnorm::cli::print_version(false);
   for (auto& [sub, runner] : runners) {
     if (sub->parsed()) return runner();
   }
@@ -80,6 +132,7 @@ int main(int argc, char** argv) {
   // full disk, and is reported and cleaned up, instead of killing bnorm
   // with its temporary files left behind.
   std::signal(SIGXFSZ, SIG_IGN);
+  bnorm::cli::handle_interrupts(bnorm::cli::erase_progress);
   try {
     return run(argc, argv);
   } catch (const bnorm::Error& e) {

@@ -11,11 +11,14 @@
 #include <fmt/format.h>
 
 
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/error.h"
+#include "core/log.h"
+#include "core/progress.h"
 #include "eval/activation.h"
 #include "eval/backend_dir.h"
 #include "eval/op.h"
@@ -479,9 +482,21 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
       if (--uses[r] == 0 && !pinned.count(r)) env.release(r);
     }
   };
+  // The main graph's nodes are a progress phase, and each is logged with
+  // its time at -vv (trace).
+  const bool top = &g == main_;
+  std::optional<progress::Phase> phase;
+  if (top) phase.emplace("evaluating", static_cast<uint64_t>(p.order.size()), progress::Unit::nodes);
+  const bool trace = top && log().should_log(spdlog::level::trace);
   for (int i : p.order) {
     if (done[i]) continue;
+    const Stopwatch took;
     const bool fused = run_node(g, p, i, env);
+    if (top) phase->advance(fused ? 2 : 1);
+    if (trace) {
+      log().trace("node {}/{} {}{}: {:.3f} ms", i + 1, g.node_size(), node_label(g, i),
+                  fused ? " (fused with " + node_label(g, p.fused_with[i]) + ")" : "", took.ms());
+    }
     done[i] = true;
     observe(g, i, env);
     if (options_.stats) {
@@ -556,7 +571,9 @@ std::map<std::string, eval::Value> evaluate_values(const Model& model, const std
   if (wanted.empty()) {
     for (const auto& o : g.output()) wanted.push_back(o.name());
   }
+  const Stopwatch took;
   Values values = runner.run_graph(g, env, wanted);
+  log().debug("evaluated {} nodes of {} ({:.1f} ms)", g.node_size(), model.path.string(), took.ms());
   std::map<std::string, Value> out;
   for (size_t i = 0; i < wanted.size(); ++i) out[wanted[i]] = std::move(values[i]);
   return out;

@@ -23,6 +23,10 @@ struct JUnitCase {
 
 std::string junit_xml(const std::string& suite, const std::vector<JUnitCase>& cases);
 
+// Text for XML and HTML (names in a model are any bytes): markup escaped,
+// and every byte that is not valid UTF-8 or character that XML 1.0 forbids
+// (control characters but tab, newline and carriage return; U+FFFE, U+FFFF)
+// replaced by U+FFFD, so the document is always well-formed.
 std::string xml_escape(const std::string& s);
 
 }  // namespace bnorm

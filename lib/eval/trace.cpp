@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "eval/evaluator.h"
 #include "model/node_label.h"
+#include "model/output_file.h"
 
 namespace bnorm {
 
@@ -83,20 +84,13 @@ class Tracer::Spill {
     int64_t order = 0;
   };
 
-  // In $TMPDIR (else /tmp), unlinked at once: nothing is left behind.
+  // In $TMPDIR (else /tmp), unnamed: nothing is left behind.
   Spill() {
-    const char* env = std::getenv("TMPDIR");
-    const std::string dir = env && *env ? env : "/tmp";
-    std::string path = dir + "/bnorm-trace-XXXXXX";
-    const int fd = mkstemp(path.data());
-    if (fd >= 0) {
-      unlink(path.c_str());
-      f_ = fdopen(fd, "w+b");
-      if (!f_) close(fd);
-    }
+    const int fd = scratch_file("to hold the first model's values (--trace)");
+    f_ = fdopen(fd, "w+b");
     if (!f_) {
-      throw Error(ErrorKind::input, fmt::format("--trace cannot create a temporary file in '{}' (TMPDIR) to hold the "
-                                                "first model's values: {}", dir, std::strerror(errno)));
+      ::close(fd);
+      throw Error(ErrorKind::input, fmt::format("--trace cannot open its temporary file: {}", std::strerror(errno)));
     }
   }
   ~Spill() { std::fclose(f_); }

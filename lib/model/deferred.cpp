@@ -15,7 +15,8 @@ namespace bnorm {
 
 class SourceFile {
  public:
-  SourceFile(int fd, int64_t id, std::string name) : fd_(fd), id_(id), name_(std::move(name)) {}
+  SourceFile(int fd, int64_t id, std::string name, std::string path)
+      : fd_(fd), id_(id), name_(std::move(name)), path_(std::move(path)) {}
   ~SourceFile() { ::close(fd_); }
   SourceFile(const SourceFile&) = delete;
   SourceFile& operator=(const SourceFile&) = delete;
@@ -23,11 +24,13 @@ class SourceFile {
   int fd() const { return fd_; }
   int64_t id() const { return id_; }
   const std::string& name() const { return name_; }
+  const std::string& path() const { return path_; }
 
  private:
   int fd_;
   int64_t id_;
-  std::string name_;
+  std::string name_;  // for messages
+  std::string path_;  // a path that opens it
 };
 
 namespace {
@@ -79,6 +82,15 @@ void read_range(const onnx::TensorProto& t, const SourceFile& src, const Deferre
   }
 }
 
+std::shared_ptr<SourceFile> make_source(int fd, const std::string& name, const std::string& path) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (auto it = r.files.begin(); it != r.files.end();) it = it->second.expired() ? r.files.erase(it) : std::next(it);
+  auto f = std::make_shared<SourceFile>(fd, r.next++, name, path);
+  r.files[f->id()] = f;
+  return f;
+}
+
 std::shared_ptr<SourceFile> source_of(const onnx::TensorProto& t, const DeferredRef& ref) {
   auto src = find_source(ref.source);
   if (!src) throw Error(ErrorKind::input, fmt::format("tensor '{}': the model file it is read from is closed", t.name()));
@@ -90,12 +102,12 @@ std::shared_ptr<SourceFile> source_of(const onnx::TensorProto& t, const Deferred
 std::shared_ptr<SourceFile> open_source(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(ErrorKind::input, fmt::format("cannot open: {}", std::generic_category().message(errno)));
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  for (auto it = r.files.begin(); it != r.files.end();) it = it->second.expired() ? r.files.erase(it) : std::next(it);
-  auto f = std::make_shared<SourceFile>(fd, r.next++, path.string());
-  r.files[f->id()] = f;
-  return f;
+  return make_source(fd, path.string(), path.string());
+}
+
+std::shared_ptr<SourceFile> adopt_source(int fd, const std::string& name, const std::string& path) {
+  // An unnamed file (a spooled stream) opens through /proc.
+  return make_source(fd, name, path.empty() ? fmt::format("/proc/self/fd/{}", fd) : path);
 }
 
 int64_t source_id(const SourceFile& f) { return f.id(); }
@@ -111,7 +123,7 @@ bool is_deferred(const onnx::TensorProto& t) {
 
 std::string deferred_source_path(const onnx::TensorProto& t) {
   const auto src = find_source(deferred_ref(t).source);
-  return src ? src->name() : std::string();
+  return src ? src->path() : std::string();
 }
 
 DeferredRef deferred_ref(const onnx::TensorProto& t) {

@@ -30,6 +30,10 @@ inline constexpr const char* kDeferredKey = "bnorm:deferred";
 // Model holding it goes.
 class SourceFile;
 std::shared_ptr<SourceFile> open_source(const std::filesystem::path& path);
+// The same for a descriptor already open (taken: closed with the source),
+// read from offset 0 by position; `name` is used in messages, `path` opens
+// the same file again (empty: /proc/self/fd/N, for an unnamed file).
+std::shared_ptr<SourceFile> adopt_source(int fd, const std::string& name, const std::string& path = {});
 int64_t source_id(const SourceFile& f);
 int source_fd(const SourceFile& f);
 
@@ -38,7 +42,8 @@ struct DeferredRef {
 };
 
 bool is_deferred(const onnx::TensorProto& t);
-// The path of the file a deferred tensor's bytes are in ("" when it is closed).
+// A path that opens the file a deferred tensor's bytes are in ("" when it
+// is closed): the model's path, or /proc/self/fd/N for a spooled stream.
 std::string deferred_source_path(const onnx::TensorProto& t);
 // Throws Error(input) when the entries are malformed.
 DeferredRef deferred_ref(const onnx::TensorProto& t);

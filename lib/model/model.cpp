@@ -5,6 +5,8 @@
 #include "model/model.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
@@ -12,8 +14,11 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "core/log.h"
+#include "core/progress.h"
 #include "model/deferred.h"
 #include "model/external_data.h"
+#include "model/output_file.h"
 #include "model/tensor_proto.h"
 #include "model/validate.h"
 
@@ -24,12 +29,6 @@ namespace bnorm {
 
 namespace {
 
-// Newest IR version this build reads: 13 (ONNX 1.23's onnx.proto; 14 is
-// unpublished). ONNX 1.12 writes 8. Fields newer than ONNX 1.12's protobuf
-// (IR 10's and 11's additions) are kept by protobuf as unknown fields, byte
-// for byte, and written back unchanged. The element types that IR 12 and 13
-// added (FLOAT8E8M0, UINT2, INT2) are refused by name where a model uses them.
-constexpr int64_t kNewestIrVersion = 13;
 
 // Element types bnorm does not hold, with the IR version that added them.
 const char* newer_type_name(int32_t elem_type) {
@@ -168,41 +167,139 @@ Tensor decode_as_saved(const Model& m, const onnx::TensorProto& t) {
   return out;
 }
 
-Model load_model(const fs::path& path, size_t defer_threshold) {
-  try {
-    std::error_code ec;
-    const auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) throw Error(ErrorKind::input, "no such file");
-    if (fs::is_directory(status)) throw Error(ErrorKind::input, "is a directory, not a model file");
-    if (!fs::is_regular_file(status)) throw Error(ErrorKind::input, "is not a regular file");
-    const uint64_t size = fs::file_size(path, ec);
-    if (size == 0) throw Error(ErrorKind::input, "is empty");
-    if (defer_threshold > 0) {
-      Model model;
-      model.source = open_source(path);
-      if (parse_deferring(*model.source, size, defer_threshold, model.proto)) {
-        check_parsed(model.proto, path.string());
-        clear_minus_one_dims(*model.proto.mutable_graph());
-        bool any = false;
-        for (const auto& t : model.proto.graph().initializer()) any = any || is_deferred(t);
-        if (!any) model.source.reset();
-        model.path = path;
-        validate_model(model);
-        model.external_on_save = model.has_external_data();
-        return model;
-      }
+namespace {
+
+// Reads the model in the regular file open as `fd` (taken), from offset 0.
+// `reopen` is a path of the same file ("" for an unnamed one).
+Model load_fd(int fd, const fs::path& path, const std::string& name, const std::string& reopen,
+              size_t defer_threshold) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw Error(ErrorKind::input, fmt::format("cannot read: {}", std::generic_category().message(errno)));
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    throw Error(ErrorKind::input, "is empty");
+  }
+  std::shared_ptr<SourceFile> source = adopt_source(fd, name, reopen);
+  if (defer_threshold > 0) {
+    Model model;
+    model.source = source;
+    if (parse_deferring(*model.source, size, defer_threshold, model.proto)) {
+      check_parsed(model.proto, name);
+      clear_minus_one_dims(*model.proto.mutable_graph());
+      bool any = false;
+      for (const auto& t : model.proto.graph().initializer()) any = any || is_deferred(t);
+      if (!any) model.source.reset();
+      model.path = path;
+      validate_model(model);
+      model.external_on_save = model.has_external_data();
+      return model;
     }
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error(ErrorKind::input, fmt::format("cannot open: {}", std::generic_category().message(errno)));
-    pbio::FileInputStream raw(fd);
-    raw.SetCloseOnDelete(true);
-    Model model = parse_stream(raw, path.string());
-    model.path = path;
-    validate_model(model);
-    model.external_on_save = model.has_external_data();
-    return model;
+  }
+  const int own = ::dup(source_fd(*source));
+  if (own < 0 || ::lseek(own, 0, SEEK_SET) != 0) {
+    if (own >= 0) ::close(own);
+    throw Error(ErrorKind::input, fmt::format("cannot read: {}", std::generic_category().message(errno)));
+  }
+  pbio::FileInputStream raw(own);
+  raw.SetCloseOnDelete(true);
+  Model model = parse_stream(raw, name);
+  model.path = path;
+  validate_model(model);
+  model.external_on_save = model.has_external_data();
+  return model;
+}
+
+// A stream's bytes copied into an unnamed scratch file, open at offset 0.
+int spool(int in, const std::string& name) {
+  const int fd = scratch_file(fmt::format("to hold the model read from {}", name));
+  progress::Phase phase("reading " + name, 0, progress::Unit::bytes);
+  std::vector<char> buf(1 << 20);
+  for (;;) {
+    const ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw Error(ErrorKind::input, fmt::format("read error: {}", std::generic_category().message(err)));
+    }
+    if (n == 0) break;
+    for (ssize_t done = 0; done < n;) {
+      const ssize_t w = ::write(fd, buf.data() + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) {
+        const int err = errno;
+        ::close(fd);
+        throw Error(ErrorKind::input, fmt::format("cannot copy it to a temporary file in '{}' (TMPDIR): {}",
+                                                  scratch_dir(), std::generic_category().message(err)));
+      }
+      done += w;
+    }
+    phase.advance(static_cast<uint64_t>(n));
+  }
+  return fd;
+}
+
+// "-" (stdin), a FIFO, a character device or a socket: read as a stream.
+// A stdin that is a regular file at its start is read in place.
+Model load_stream(const fs::path& path, const std::string& name, size_t defer_threshold) {
+  const bool stdin_given = path == "-";
+  const int in = stdin_given ? ::dup(0) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw Error(ErrorKind::input, fmt::format("cannot open: {}", std::generic_category().message(errno)));
+  struct stat st {};
+  if (::fstat(in, &st) == 0 && S_ISREG(st.st_mode) && ::lseek(in, 0, SEEK_CUR) == 0) {
+    return load_fd(in, path, name, "", defer_threshold);
+  }
+  int fd = -1;
+  try {
+    fd = spool(in, name);
+  } catch (...) {
+    ::close(in);
+    throw;
+  }
+  ::close(in);
+  return load_fd(fd, path, name, "", defer_threshold);
+}
+
+// Any path: "-", a stream, or a regular file.
+Model load_any(const fs::path& path, const std::string& name, size_t defer_threshold) {
+  if (path == "-") return load_stream(path, name, defer_threshold);
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) throw Error(ErrorKind::input, "no such file");
+  if (fs::is_directory(status)) throw Error(ErrorKind::input, "is a directory, not a model file");
+  if (status.type() == fs::file_type::fifo || status.type() == fs::file_type::character ||
+      status.type() == fs::file_type::socket) {
+    return load_stream(path, name, defer_threshold);
+  }
+  if (!fs::is_regular_file(status)) throw Error(ErrorKind::input, "is not a regular file");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(ErrorKind::input, fmt::format("cannot open: {}", std::generic_category().message(errno)));
+  return load_fd(fd, path, name, path.string(), defer_threshold);
+}
+
+void log_loaded(const Model& m, const std::string& name, const Stopwatch& took) {
+  if (!log().should_log(spdlog::level::debug)) return;
+  log().debug("read {}: IR {}, opset {}, {} nodes in the main graph, {} initializers ({:.1f} ms)", name,
+              m.proto.ir_version(), default_opset(m.proto), m.proto.graph().node_size(),
+              m.proto.graph().initializer_size(), took.ms());
+}
+
+}  // namespace
+
+Model load_model(const fs::path& path, size_t defer_threshold) {
+  const std::string name = path == "-" ? "<stdin>" : path.string();
+  const Stopwatch took;
+  progress::Phase phase("reading " + name, 0, progress::Unit::bytes);
+  try {
+    Model m = load_any(path, name, defer_threshold);
+    log_loaded(m, name, took);
+    return m;
   } catch (Error& e) {
-    e.in_file(path.string());
+    e.in_file(name);
     throw;
   }
 }

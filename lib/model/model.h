@@ -5,8 +5,10 @@
 // External data stays in its side files until a tensor is decoded, and so
 // does the raw_data of large initializers of the main graph (deferred.h):
 // a loaded model holds its structure and small tensors only.
-// Saving is atomic: temporary files next to the target, then rename; on any
-// error nothing is left behind and the input is never touched.
+// Saving goes through the one writer (output_file.h): a file is written
+// unnamed next to its target and named when complete; a stream (stdout, a
+// FIFO, a device) is written directly. On any error nothing is left behind
+// and the input is never touched.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -19,9 +21,18 @@
 #include <string>
 #include <vector>
 
+#include "model/output_file.h"
+
 namespace bnorm {
 
 class SourceFile;
+
+// Newest IR version this build reads: 13 (ONNX 1.23's onnx.proto; 14 is
+// unpublished). ONNX 1.12 writes 8. Fields newer than ONNX 1.12's protobuf
+// (IR 10's and 11's additions) are kept by protobuf as unknown fields, byte
+// for byte, and written back unchanged. The element types that IR 12 and 13
+// added (FLOAT8E8M0, UINT2, INT2) are refused by name where a model uses them.
+inline constexpr int64_t kNewestIrVersion = 13;
 
 struct Model {
   onnx::ModelProto proto;
@@ -44,7 +55,10 @@ struct Model {
   bool has_external_data() const;
 };
 
-// Reads `path`. Throws Error(input) naming the file when it is missing, a
+// Reads `path`; "-" reads standard input. A stream (stdin, a FIFO, a
+// process substitution) is first copied to an unnamed temporary file in
+// $TMPDIR (nothing is left behind), and its external data resolves against
+// the current folder. Throws Error(input) naming the file when it is missing, a
 // directory, empty, not a protobuf ModelProto, has no graph, or is not a
 // valid model (validate_model in model/validate.h: tensors, graphs,
 // normalization nodes; external data is checked, not read). The raw_data
@@ -74,10 +88,14 @@ struct SaveOptions {
   size_t external_threshold = 1024;
 };
 
-// Writes `model` to `out`. When the model has external data, every external
-// tensor is copied, one at a time, into one side file next to `out` and the
-// tensors' entries are rewritten to point at it; `model` is then bound to
-// `out` (model.path = out).
+// Writes `model` to `out` (plan_output). When the model has external data,
+// every external tensor is copied, one at a time, into one side file next
+// to the file written (a symlink's target) and the tensors' entries are
+// rewritten to point at it; `model` is then bound to it (model.path). A
+// stream gets one self-contained model: every tensor inline (protobuf's
+// 2 GiB limit applies), no side file (--external-data is refused), and
+// `model` is left as it was.
+void save_model(Model& model, const OutputTarget& out, const SaveOptions& options = {});
 void save_model(Model& model, const std::filesystem::path& out, const SaveOptions& options = {});
 
 // Refuses (Error(usage)) an output that would overwrite what `model` was
@@ -86,6 +104,7 @@ void save_model(Model& model, const std::filesystem::path& out, const SaveOption
 // side file that is `out` itself. save_model calls it; commands call it
 // before any work, to fail early. Paths are compared as files (links and
 // different spellings of one file are the same file).
+void check_output_path(const Model& model, const OutputTarget& out, const SaveOptions& options = {});
 void check_output_path(const Model& model, const std::filesystem::path& out, const SaveOptions& options = {});
 
 // The default-domain ("" or "ai.onnx") opset of the model. Models with no

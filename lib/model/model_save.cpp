@@ -2,8 +2,9 @@
 // main graph's deferred initializers are streamed from their source file (or
 // computed by their rewrite) one at a time; external data goes to a side
 // file written beside the output; both files appear only when complete
-// (AtomicFile), and a tensor changed on the way is put back if the save
-// fails. Loading is in model.cpp.
+// (OutputFile), and a tensor changed on the way is put back if the save
+// fails. A stream (stdout, a FIFO) gets one self-contained model: external
+// data is written inline. Loading is in model.cpp.
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <climits>
@@ -12,10 +13,10 @@
 #include <system_error>
 
 #include "core/error.h"
-#include "model/atomic_file.h"
 #include "model/deferred.h"
 #include "model/external_data.h"
 #include "model/model.h"
+#include "model/output_file.h"
 #include "model/tensor_proto.h"
 
 namespace fs = std::filesystem;
@@ -51,7 +52,7 @@ void undo_all(std::vector<TensorUndo>& undo) {
   }
 }
 
-void write_external(Model& model, const fs::path& src_dir, AtomicFile& side, const std::string& side_name,
+void write_external(Model& model, const fs::path& src_dir, OutputFile& side, const std::string& side_name,
                     size_t threshold, std::vector<TensorUndo>& undo) {
   constexpr uint64_t kAlign = 64;
   const std::string zeros(kAlign, '\0');
@@ -118,26 +119,43 @@ size_t varint_size(uint64_t v) {
   return n;
 }
 
+// The stored bytes of a deferred or external tensor, through its rewrite.
+std::vector<uint8_t> stored_bytes(const Model& model, const onnx::TensorProto& t) {
+  std::vector<uint8_t> bytes = is_deferred(t) ? read_deferred(t) : read_external(model.dir(), external_ref(t), -1, t.name());
+  if (auto it = model.rewrites.find(stored_data_key(t)); it != model.rewrites.end()) it->second(bytes);
+  return bytes;
+}
+
 // A deferred tensor anywhere but among the main graph's initializers (a
-// transform copied it there) gets its bytes back in memory.
-void materialize_stray_deferred(Model& model) {
+// transform copied it there) gets its bytes back in memory; so does, with
+// `inline_external`, an external one there (a model written to a stream).
+void materialize_stray(Model& model, bool inline_external) {
   std::set<const onnx::TensorProto*> top;
   for (const auto& t : model.proto.graph().initializer()) top.insert(&t);
   for_each_tensor(model.proto, [&](onnx::TensorProto& t) {
-    if (!is_deferred(t) || top.count(&t)) return;
-    std::vector<uint8_t> bytes = read_deferred(t);
-    if (auto it = model.rewrites.find(stored_data_key(t)); it != model.rewrites.end()) it->second(bytes);
+    if (top.count(&t) || !(is_deferred(t) || (inline_external && is_external(t)))) return;
+    const std::vector<uint8_t> bytes = stored_bytes(model, t);
     t.clear_external_data();
     t.clear_data_location();
     t.set_raw_data(bytes.data(), bytes.size());
   });
 }
 
+// The length of a main-graph initializer's stored bytes (deferred or external).
+uint64_t stored_length(const Model& model, const onnx::TensorProto& t) {
+  if (is_deferred(t)) return static_cast<uint64_t>(deferred_ref(t).length);
+  const ExternalRef ref = external_ref(t);
+  if (ref.length >= 0) return static_cast<uint64_t>(ref.length);
+  const fs::path file = check_external(model.dir(), ref, -1, t.name());
+  return fs::file_size(file) - static_cast<uint64_t>(ref.offset);
+}
+
 // Writes the model with the main graph's initializers last in the graph
 // (protobuf reads fields in any order; repeated ones keep theirs), each
 // deferred one streamed from its source file (or computed by its rewrite)
-// one at a time.
-void write_streaming(Model& model, AtomicFile& out) {
+// one at a time; with `inline_external`, each external one read from its
+// side file one at a time and written inline.
+void write_streaming(Model& model, OutputFile& out, bool inline_external) {
   // The model without the main graph's initializers (a small copy), then them.
   std::string head, graph_rest;
   {
@@ -166,13 +184,13 @@ void write_streaming(Model& model, AtomicFile& out) {
   uint64_t graph_length = graph_rest.size();
   for (const auto& t : m.graph().initializer()) {
     Piece p;
-    if (is_deferred(t)) {
+    if (is_deferred(t) || (inline_external && is_external(t))) {
       onnx::TensorProto meta = t;
       meta.clear_external_data();
       meta.clear_data_location();
       p.bytes = meta.SerializeAsString();
       p.deferred = &t;
-      p.data_length = static_cast<uint64_t>(deferred_ref(t).length);
+      p.data_length = stored_length(model, t);
       p.message_length = p.bytes.size() + 1 + varint_size(p.data_length) + p.data_length;
     } else {
       p.bytes = t.SerializeAsString();
@@ -202,12 +220,16 @@ void write_streaming(Model& model, AtomicFile& out) {
     put_varint(data_tag, p.data_length);
     out.write(data_tag);
     auto it = model.rewrites.find(stored_data_key(*p.deferred));
-    if (it == model.rewrites.end()) {
+    if (it == model.rewrites.end() && is_deferred(*p.deferred)) {
       read_deferred_chunks(*p.deferred, [&](const char* d, size_t n) { out.write(d, n); });
       continue;
     }
-    read_deferred_into(*p.deferred, bytes);
-    it->second(bytes);
+    if (is_deferred(*p.deferred)) {
+      read_deferred_into(*p.deferred, bytes);
+      it->second(bytes);
+    } else {
+      bytes = stored_bytes(model, *p.deferred);
+    }
     if (bytes.size() != p.data_length) {
       throw Error(ErrorKind::unsupported, fmt::format("tensor '{}': rewritten to {} bytes, was {}", p.deferred->name(),
                                                    bytes.size(), p.data_length));
@@ -216,22 +238,23 @@ void write_streaming(Model& model, AtomicFile& out) {
   }
 }
 
-bool has_deferred(const onnx::ModelProto& m) {
+bool has_stored(const onnx::ModelProto& m, bool external) {
   for (const auto& t : m.graph().initializer())
-    if (is_deferred(t)) return true;
+    if (is_deferred(t) || (external && is_external(t))) return true;
   return false;
 }
 
-void write_proto(const onnx::ModelProto& proto, AtomicFile& out) {
+void write_proto(const onnx::ModelProto& proto, OutputFile& out) {
   if (proto.ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
     throw Error(ErrorKind::unsupported, "the model is larger than protobuf's 2 GiB limit",
                 "keep large weights in external data");
   }
   pbio::FileOutputStream stream(out.fd());
   if (!proto.SerializeToZeroCopyStream(&stream) || !stream.Flush()) {
-    throw Error(ErrorKind::input, fmt::format("cannot write '{}': {}", out.target().string(),
+    throw Error(ErrorKind::input, fmt::format("cannot write '{}': {}", out.target().given,
                                               std::generic_category().message(stream.GetErrno())));
   }
+  out.count_written(static_cast<uint64_t>(stream.ByteCount()));
 }
 
 }  // namespace
@@ -249,28 +272,30 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return !ec && ca == cb;
 }
 
-fs::path side_file_path(const fs::path& out, const SaveOptions& options) {
-  const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
-  return out_dir / (options.external_data_name.empty() ? out.filename().string() + ".data" : options.external_data_name);
+std::string side_file_name(const OutputTarget& out, const SaveOptions& options) {
+  return options.external_data_name.empty() ? out.path.filename().string() + ".data" : options.external_data_name;
 }
 
-}  // namespace
-
-namespace {
-
-void check_output_sources(const Model& model, const fs::path& out, const SaveOptions& options) {
+void check_output_sources(const Model& model, const OutputTarget& out, const SaveOptions& options) {
   const char* hint = "write to another file; bnorm never modifies its input";
-  if (!model.path.empty() && same_file(out, model.path)) {
+  if (out.is_stream()) {
+    if (!options.external_data_name.empty()) {
+      throw Error(ErrorKind::usage,
+                  fmt::format("--external-data: a model written to {} has no side file", out.what),
+                  "its external data is written inline; drop --external-data");
+    }
+    return;
+  }
+  if (!model.path.empty() && same_file(out.path, model.path)) {
     throw Error(ErrorKind::usage, "the output is the input model itself", hint);
   }
   if (!options.external_data_name.empty()) {
     // Checked even when nothing will go there, so a bad name is always refused.
-    resolve_external_location(out.parent_path().empty() ? fs::path(".") : out.parent_path(),
-                              options.external_data_name);
+    resolve_external_location(out.dir(), options.external_data_name);
   }
   std::vector<fs::path> sources;
   for_each_tensor(const_cast<onnx::ModelProto&>(model.proto), [&](onnx::TensorProto& t) {
-    if (!is_external(t)) return;
+    if (!is_external(t) || is_deferred(t)) return;
     try {
       sources.push_back(resolve_external_location(model.dir(), external_ref(t).location));
     } catch (const Error&) {
@@ -278,14 +303,14 @@ void check_output_sources(const Model& model, const fs::path& out, const SaveOpt
     }
   });
   const bool side = !sources.empty();
-  const fs::path side_path = side_file_path(out, options);
-  if (side && same_file(side_path, out)) {
+  const fs::path side_path = out.dir() / side_file_name(out, options);
+  if (side && same_file(side_path, out.path)) {
     throw Error(ErrorKind::usage,
                 fmt::format("the external data file '{}' would be the output model itself", side_path.string()),
                 "give --external-data another name");
   }
   for (const auto& src : sources) {
-    if (same_file(out, src)) {
+    if (same_file(out.path, src)) {
       throw Error(ErrorKind::usage, fmt::format("the output is the external data file '{}' of the input", src.string()),
                   hint);
     }
@@ -298,56 +323,76 @@ void check_output_sources(const Model& model, const fs::path& out, const SaveOpt
   }
 }
 
+// One self-contained model to a stream: external data inline. Works on a
+// copy (the structure only: stored bytes stay where they are), so `model`
+// is unchanged whatever happens.
+void save_to_stream(const Model& model, const OutputTarget& out) {
+  Model copy = model;
+  materialize_stray(copy, true);
+  OutputFile file(out);
+  if (has_stored(copy.proto, true)) write_streaming(copy, file, true);
+  else write_proto(copy.proto, file);
+  file.commit();
+}
+
 }  // namespace
 
-void check_output_path(const Model& model, const fs::path& out, const SaveOptions& options) {
+void check_output_path(const Model& model, const OutputTarget& out, const SaveOptions& options) {
   try {
     check_output_sources(model, out, options);
   } catch (Error& e) {
-    e.in_file(out.string());
+    e.in_file(out.given);
     throw;
   }
 }
 
-void save_model(Model& model, const fs::path& out, const SaveOptions& options) {
+void save_model(Model& model, const OutputTarget& out, const SaveOptions& options) {
   try {
     check_output_path(model, out, options);
-    const fs::path out_dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
-    if (!model.external_on_save && !model.has_external_data()) {
-      AtomicFile file(out);
-      materialize_stray_deferred(model);
-      if (has_deferred(model.proto)) write_streaming(model, file);
-      else write_proto(model.proto, file);
-      file.commit();
-      model.path = out;
+    if (out.is_stream()) {
+      save_to_stream(model, out);
       return;
     }
-    const std::string side_name =
-        options.external_data_name.empty() ? out.filename().string() + ".data" : options.external_data_name;
-    const fs::path side_path = resolve_external_location(out_dir, side_name);
+    if (!model.external_on_save && !model.has_external_data()) {
+      OutputFile file(out);
+      materialize_stray(model, false);
+      if (has_stored(model.proto, false)) write_streaming(model, file, false);
+      else write_proto(model.proto, file);
+      file.commit();
+      model.path = out.path;
+      return;
+    }
+    // Beside the file written: a symlinked output's side file goes beside
+    // the link's target, where the model's relative location points.
+    const std::string side_name = side_file_name(out, options);
+    OutputTarget side_target;
+    side_target.given = resolve_external_location(out.dir(), side_name).string();
+    side_target.path = side_target.given;
     // If writing fails half-way, the tensors moved so far are put back.
     std::vector<TensorUndo> undo;
     try {
-      AtomicFile side(side_path);
+      OutputFile side(side_target);
       write_external(model, model.dir(), side, side_name, options.external_threshold, undo);
-      AtomicFile file(out);
+      OutputFile file(out);
       write_proto(model.proto, file);
-      side.commit();
-      try {
-        file.commit();
-      } catch (...) {
-        side.undo_commit();
-        throw;
-      }
+      OutputFile::commit_all({&side, &file});
     } catch (...) {
       undo_all(undo);
       throw;
     }
-    model.path = out;
+    model.path = out.path;
   } catch (Error& e) {
-    e.in_file(out.string());
+    e.in_file(out.given);
     throw;
   }
+}
+
+void check_output_path(const Model& model, const fs::path& out, const SaveOptions& options) {
+  check_output_path(model, plan_output(out.string()), options);
+}
+
+void save_model(Model& model, const fs::path& out, const SaveOptions& options) {
+  save_model(model, plan_output(out.string()), options);
 }
 
 }  // namespace bnorm

@@ -1,11 +1,14 @@
 #include "model/tensor_file.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 #include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <fstream>
@@ -16,7 +19,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "model/atomic_file.h"
+#include "model/output_file.h"
 #include "model/tensor_proto.h"
 
 namespace fs = std::filesystem;
@@ -25,8 +28,42 @@ namespace bnorm {
 
 namespace {
 
-// The whole of `path`, which must be a regular file of at most `limit` bytes.
+// A stream ("-" for stdin, a FIFO, a process substitution), read to its end.
+bool is_stream_path(const fs::path& path) {
+  if (path == "-") return true;
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  return !ec && (st.type() == fs::file_type::fifo || st.type() == fs::file_type::character ||
+                 st.type() == fs::file_type::socket);
+}
+
+std::string read_stream(const fs::path& path, uint64_t limit, const char* too_large) {
+  const int fd = path == "-" ? ::dup(0) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(ErrorKind::input, "cannot open for reading: {}", std::generic_category().message(errno));
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      fail(ErrorKind::input, "read error: {}", std::generic_category().message(err));
+    }
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+    if (data.size() > limit) {
+      ::close(fd);
+      fail(ErrorKind::input, "more than {} bytes {}", limit, too_large);
+    }
+  }
+  ::close(fd);
+  return data;
+}
+
+// The whole of `path`, a regular file or a stream, of at most `limit` bytes.
 std::string read_whole(const fs::path& path, uint64_t limit, const char* too_large) {
+  if (is_stream_path(path)) return read_stream(path, limit, too_large);
   std::error_code ec;
   if (!fs::exists(path, ec)) fail(ErrorKind::input, "file does not exist");
   if (!fs::is_regular_file(path, ec)) fail(ErrorKind::input, "not a regular file");
@@ -321,7 +358,7 @@ void write_npy(const Tensor& t, const fs::path& path) {
     const std::string descr = npy_descr(t.dtype);
     const size_t n = checked_byte_size(t);
     const std::string header = npy_prefix_and_header(descr, t.dims);
-    AtomicFile out(path);
+    OutputFile out(plan_output(path.string()));
     out.write(header);
     out.write(t.bytes.data(), n);
     out.commit();
@@ -355,7 +392,7 @@ void write_pb(const Tensor& t, const fs::path& path) {
     if (p.ByteSizeLong() > INT_MAX) fail(ErrorKind::unsupported, "tensor is over protobuf's 2 GiB limit; use .npy");
     std::string data;
     if (!p.SerializeToString(&data)) fail(ErrorKind::input, "cannot serialize the tensor");
-    AtomicFile out(path);
+    OutputFile out(plan_output(path.string()));
     out.write(data);
     out.commit();
   } catch (Error& e) {
@@ -365,7 +402,17 @@ void write_pb(const Tensor& t, const fs::path& path) {
 }
 
 Tensor read_tensor_file(const fs::path& path) {
-  return kind_of(path) == FileKind::pb ? read_pb(path) : read_npy(path);
+  if (!is_stream_path(path)) return kind_of(path) == FileKind::pb ? read_pb(path) : read_npy(path);
+  // A stream has no extension to go by: .npy data opens with its magic.
+  const std::string name = path == "-" ? "<stdin>" : path.string();
+  try {
+    const std::string data = read_stream(path, INT_MAX, "is over protobuf's 2 GiB limit");
+    if (data.compare(0, kMagicLen, kMagic, kMagicLen) == 0) return npy_from_bytes(data);
+    return parse_pb(data, fs::path("."));
+  } catch (Error& e) {
+    e.in_file(name);
+    throw;
+  }
 }
 
 void write_tensor_file(const Tensor& t, const fs::path& path) {

@@ -2,7 +2,9 @@
 // test layout's input_N.pb / output_N.pb) and NumPy's `.npy` (format 1.0
 // to 3.0, little-endian, C order: '<f4', '<f8', '<f2', and the integer and
 // bool types; bfloat16 has no npy type and is refused with a clear error).
-// The kind is chosen by the file extension.
+// The kind is chosen by the file extension; a stream ("-" for stdin, a
+// FIFO, a process substitution) is read to its end and is .npy when its
+// data opens with .npy's magic, else .pb.
 #pragma once
 
 #include <filesystem>
@@ -14,7 +16,7 @@
 namespace bnorm {
 
 Tensor read_tensor_file(const std::filesystem::path& path);
-// Writes atomically (temporary file in the same directory, then rename).
+// Writes through the one writer (output_file.h): a file appears only complete.
 void write_tensor_file(const Tensor& t, const std::filesystem::path& path);
 
 Tensor read_npy(const std::filesystem::path& path);

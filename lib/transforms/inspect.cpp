@@ -220,6 +220,53 @@ bool is_family_norm(const onnx::NodeProto& n) {
 
 }  // namespace
 
+namespace {
+
+std::string value_type(const onnx::TypeProto& t) {
+  if (t.has_tensor_type()) {
+    return t.tensor_type().elem_type() ? dtype_name(static_cast<DType>(t.tensor_type().elem_type())) : "?";
+  }
+  if (t.has_sequence_type()) return "sequence(" + value_type(t.sequence_type().elem_type()) + ")";
+  if (t.has_optional_type()) return "optional(" + value_type(t.optional_type().elem_type()) + ")";
+  if (t.has_map_type()) return "map";
+  if (t.has_sparse_tensor_type()) return "sparse tensor";
+  return "?";
+}
+
+ValueReport describe_value(const onnx::ValueInfoProto& v, bool input) {
+  ValueReport r;
+  r.name = v.name();
+  r.type = v.has_type() ? value_type(v.type()) : "?";
+  if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return r;
+  r.shape_known = true;
+  const auto& shape = v.type().tensor_type().shape();
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    const auto& d = shape.dim(i);
+    if (d.has_dim_value()) {
+      r.dims.push_back(std::to_string(d.dim_value()));
+      continue;
+    }
+    const bool named = d.has_dim_param() && !d.dim_param().empty();
+    r.dims.push_back(named ? d.dim_param() : "?");
+    // The key random_inputs reads a dim's size by (eval/random_inputs.h).
+    if (input) r.dim_options.push_back(fmt::format("--dim {}=N", named ? d.dim_param() : fmt::format("{}[{}]", v.name(), i)));
+  }
+  return r;
+}
+
+nlohmann::json value_json(const ValueReport& v) {
+  nlohmann::json dims = nlohmann::json::array();
+  for (const auto& d : v.dims) {
+    if (d == "?") dims.push_back(nullptr);
+    else if (!d.empty() && (std::isdigit(static_cast<unsigned char>(d[0])) != 0)) dims.push_back(std::stoll(d));
+    else dims.push_back(d);
+  }
+  return {{"name", v.name}, {"type", v.type}, {"shape", v.shape_known ? dims : nlohmann::json(nullptr)},
+          {"dim_options", v.dim_options}};
+}
+
+}  // namespace
+
 InspectReport inspect(const Model& model) {
   InspectReport r;
   r.file = model.path.string();
@@ -230,6 +277,12 @@ InspectReport inspect(const Model& model) {
   r.opset_implicit = m.opset_import_size() == 0;
   r.default_opset = default_opset(m);
   r.external_data = model.has_external_data();
+  std::set<std::string> initializer_names;
+  for (const auto& t : m.graph().initializer()) initializer_names.insert(t.name());
+  for (const auto& in : m.graph().input()) {
+    if (!initializer_names.count(in.name())) r.inputs.push_back(describe_value(in, true));
+  }
+  for (const auto& out : m.graph().output()) r.outputs.push_back(describe_value(out, false));
 
   const onnx::ModelProto inferred = with_inferred_shapes(m);
   const GraphIndex index(inferred);
@@ -304,6 +357,9 @@ nlohmann::json to_json(const InspectReport& r) {
                      {"upgrade_to_15", n.upgrade},
                      {"warnings", n.warnings}});
   }
+  nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
+  for (const auto& v : r.inputs) inputs.push_back(value_json(v));
+  for (const auto& v : r.outputs) outputs.push_back(value_json(v));
   return {{"file", r.file},
           {"ir_version", r.ir_version},
           {"producer", r.producer},
@@ -317,6 +373,8 @@ nlohmann::json to_json(const InspectReport& r) {
           {"eval_blockers", r.eval_blockers},
           {"initializers", r.initializers},
           {"external_data", r.external_data},
+          {"inputs", inputs},
+          {"outputs", outputs},
           {"norm_nodes", norms},
           {"foldable", r.foldable}};
 }

@@ -48,6 +48,17 @@ struct NormReport {
   std::vector<std::string> warnings;
 };
 
+// A graph input or output: what `eval --input NAME=FILE` needs to know.
+struct ValueReport {
+  std::string name;
+  std::string type;               // "float", "sequence(float)", "optional(int64)", "?" when not declared
+  bool shape_known = false;       // the rank is declared
+  std::vector<std::string> dims;  // each dim: its size, its symbolic name, or "?"
+  // Inputs only: for each dim without a size, how --dim sets it
+  // ("--dim batch=N", "--dim x[2]=N" for a dim without a name).
+  std::vector<std::string> dim_options;
+};
+
 struct InspectReport {
   std::string file;
   int64_t ir_version = 0;
@@ -66,6 +77,9 @@ struct InspectReport {
   std::vector<std::string> eval_blockers;
   int64_t initializers = 0;
   bool external_data = false;
+  // The main graph's inputs (without the initializers some IR < 4 models
+  // also list as inputs) and outputs, as declared.
+  std::vector<ValueReport> inputs, outputs;
   // Every normalization node: BatchNormalization and InstanceNormalization
   // (read by norm_op), then LayerNormalization, GroupNormalization,
   // RMSNormalization, MeanVarianceNormalization, LpNormalization and LRN
