@@ -69,7 +69,7 @@ TEST_CASE("one failing model does not stop the others, the exit code is the wors
   }
 }
 
-TEST_CASE("with several models, --json prints an array of the one-model objects", "[cli][batch]") {
+TEST_CASE("with several models, --json prints one object holding the one-model objects and the counts", "[cli][batch]") {
   for (const auto& cmd : kWriters) {
     TempDir tmp;
     const auto in = three_inputs(tmp);
@@ -77,7 +77,12 @@ TEST_CASE("with several models, --json prints an array of the one-model objects"
     const auto r = run_cli({cmd, in[0], in[1], in[2], "--output-dir", (tmp / "out").string(), "--json"});
     INFO(cmd << ": " << r.err);
     CHECK(r.exit_code == 2);
-    const json j = json::parse(r.out);
+    const json all = json::parse(r.out);
+    CHECK(all["schema"] == "bnorm." + cmd + "-batch/1");
+    CHECK(all["written"] == 2);
+    CHECK(all["not_written"] == 1);
+    CHECK(all["exit_code"] == 2);
+    const json& j = all["models"];
     REQUIRE(j.is_array());
     REQUIRE(j.size() == 3);
     const json single = json::parse(run_cli({cmd, in[0], "-o", (tmp / "one.onnx").string(), "--json"}).out);
@@ -87,6 +92,7 @@ TEST_CASE("with several models, --json prints an array of the one-model objects"
       CHECK(j[i]["output"] == (tmp / "out" / fs::path(in[i]).filename()).string());
       CHECK_FALSE(j[i].contains("error"));
       for (const auto& [key, value] : single.items()) CHECK(j[i].contains(key));
+      CHECK(j[i]["schema"] == "bnorm." + cmd + "/1");
     }
     CHECK(j[1]["exit_code"] == 2);
     CHECK(j[1]["input"] == in[1]);

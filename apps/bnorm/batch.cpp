@@ -81,8 +81,14 @@ std::string written_name(const OutputTarget& t) {
   return t.is_stream() ? fmt::format("{} ({})", t.given, t.what) : t.given;
 }
 
-int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
+int run_models(const OutputOptions& o, bool as_json, const std::string& command, const RunOne& one) {
   const std::vector<ModelJob> jobs = plan_jobs(o);
+  const std::string schema = "bnorm." + command + "/1";
+  // The schema first in each object (nlohmann's objects are sorted by key).
+  auto with_schema = [&](json j) {
+    j["schema"] = schema;
+    return j;
+  };
   if (o.output_dir.empty()) {
     json j;
     int code = kExitOk;
@@ -95,11 +101,15 @@ int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
       if (as_json && !j.is_null()) {
         j["error"] = e.message();
         if (!e.hint().empty()) j["hint"] = e.hint();
-        report_out() << json_text(j) << "\n";
+        j["exit_code"] = e.exit_code();
+        report_out() << json_text(with_schema(j)) << "\n";
       }
       throw;
     }
-    if (as_json) report_out() << json_text(j) << "\n";
+    if (as_json) {
+      j["exit_code"] = code;
+      report_out() << json_text(with_schema(j)) << "\n";
+    }
     return code;
   }
   int worst = kExitOk, written = 0, failed = 0;
@@ -126,15 +136,21 @@ int run_models(const OutputOptions& o, bool as_json, const RunOne& one) {
       if (!as_json) report_out() << fmt::format("  error: {}\n", error);
       // A report made before the error (the model could not be saved) is kept.
       if (j.is_null()) j = json{{"input", job.input}, {"output", job.output}};
+      else j["schema"] = schema;
       j["error"] = error;
       if (!hint.empty()) j["hint"] = hint;
     }
     j["exit_code"] = code;
+    if (error.empty()) j["schema"] = schema;
     all.push_back(j);
     worst = std::max(worst, code);
     (code == kExitOk ? written : failed) += 1;
   }
-  if (as_json) report_out() << json_text(all) << "\n";
+  if (as_json) {
+    report_out() << json_text({{"schema", "bnorm." + command + "-batch/1"}, {"models", all}, {"written", written},
+                               {"not_written", failed}, {"exit_code", worst}})
+                 << "\n";
+  }
   else report_out() << fmt::format("{} models: {} written, {} not written\n", jobs.size(), written, failed);
   return worst;
 }

@@ -43,6 +43,9 @@ using RunOne = std::function<int(const ModelJob&, nlohmann::json* json)>;
 // to standard output (-o -) sends the report to stderr (report_out() in commands.h). One model with -o: its output exactly as
 // before, errors thrown to main. --output-dir: every model, each error
 // reported and counted; text blocks or a JSON array; the worst exit code.
-int run_models(const OutputOptions& o, bool json, const RunOne& one);
+// `command` ("fold", "upgrade") names the JSON documents' schemas:
+// bnorm.COMMAND/1 for one model's object, bnorm.COMMAND-batch/1 for the
+// object --output-dir prints, which holds them in "models".
+int run_models(const OutputOptions& o, bool json, const std::string& command, const RunOne& one);
 
 }  // namespace bnorm::cli

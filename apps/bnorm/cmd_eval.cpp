@@ -110,7 +110,7 @@ int run_dirs(const EvalCliOptions& o) {
   if (!o.junit.empty()) write_report_file(o.junit_target, dirs_junit(results));
   if (!o.report.empty()) write_report_file(o.report_target, conformance_report_html(results, tol));
   if (o.json) {
-    report_out() << json_text({{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped},
+    report_out() << json_text({{"schema", "bnorm.eval-folders/1"}, {"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped},
                             {"errors", errors}, {"rtol", tol.rtol}, {"atol", tol.atol}})
               << "\n";
   } else {
@@ -188,7 +188,7 @@ int run_model(const EvalCliOptions& o) {
                                shape_str(t.dims), lo, hi, mean, files.empty() ? "" : "  -> " + files[0]);
     }
   }
-  if (o.json) report_out() << json_text({{"model", o.paths[0]}, {"outputs", outs}}) << "\n";
+  if (o.json) report_out() << json_text({{"schema", "bnorm.eval-model/1"}, {"model", o.paths[0]}, {"outputs", outs}}) << "\n";
   return kExitOk;
 }
 

@@ -224,7 +224,7 @@ Runner add_fold(CLI::App& app) {
   return [opt, sub]() {
     refuse_without_effect(*sub, "--seed", opt->verify, "without --verify: it seeds --verify's random inputs");
     if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
-    return run_models(opt->files, opt->json,
+    return run_models(opt->files, opt->json, "fold",
                       [opt](const ModelJob& job, nlohmann::json* json) { return fold_one(*opt, job, json); });
   };
 }

@@ -216,6 +216,7 @@ Runner add_inspect(CLI::App& app) {
     }
     if (opt->json) {
       nlohmann::json j = to_json(r);
+      j["schema"] = "bnorm.inspect/1";
       if (plan) j["upgrade_plan"] = plan_json(*plan);
       if (risks) j["fp16_risks"] = risks_json(*risks);
       report_out() << json_text(j) << "\n";

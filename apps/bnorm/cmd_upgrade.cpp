@@ -211,7 +211,7 @@ Runner add_upgrade(CLI::App& app) {
     refuse_without_effect(*sub, "--seed", opt->verify, "without --verify: it seeds --verify's random inputs");
     refuse_without_effect(*sub, "--dim", opt->verify, "without --verify: it sizes --verify's random inputs");
     if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
-    return run_models(opt->files, opt->json,
+    return run_models(opt->files, opt->json, "upgrade",
                       [opt](const ModelJob& job, nlohmann::json* json) { return upgrade_one(*opt, job, json); });
   };
 }
