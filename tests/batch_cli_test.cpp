@@ -114,7 +114,7 @@ TEST_CASE("fold --verify applies per model: a failed verification is exit 1 and 
                           (tmp / "out").string(), "--json"});
   INFO(r.err);
   CHECK(r.exit_code == 1);
-  const json j = json::parse(r.out);
+  const json j = json::parse(r.out)["models"];
   REQUIRE(j.size() == 2);
   CHECK(j[0]["exit_code"] == 0);
   CHECK(j[0]["written"] == true);
