@@ -82,6 +82,7 @@ std::string written_name(const OutputTarget& t) {
 }
 
 int run_models(const OutputOptions& o, bool as_json, const std::string& command, const RunOne& one) {
+  json_errors(as_json);
   const std::vector<ModelJob> jobs = plan_jobs(o);
   const std::string schema = "bnorm." + command + "/1";
   // The schema first in each object (nlohmann's objects are sorted by key).
@@ -93,7 +94,8 @@ int run_models(const OutputOptions& o, bool as_json, const std::string& command,
     json j;
     int code = kExitOk;
     try {
-      code = one(jobs[0], as_json ? &j : nullptr);
+      bool written = false;
+      code = one(jobs[0], as_json ? &j : nullptr, &written);
     } catch (Error& e) {
       name_input(e, jobs[0]);
       // A report made before the error (the model could not be saved) is
@@ -103,6 +105,7 @@ int run_models(const OutputOptions& o, bool as_json, const std::string& command,
         if (!e.hint().empty()) j["hint"] = e.hint();
         j["exit_code"] = e.exit_code();
         report_out() << json_text(with_schema(j)) << "\n";
+        json_error_printed();
       }
       throw;
     }
@@ -118,9 +121,10 @@ int run_models(const OutputOptions& o, bool as_json, const std::string& command,
     if (!as_json) report_out() << fmt::format("{} -> {}\n", job.input, job.output);
     json j;
     int code = kExitBadInput;
+    bool wrote = false;
     std::string error, hint;
     try {
-      code = one(job, as_json ? &j : nullptr);
+      code = one(job, as_json ? &j : nullptr, &wrote);
     } catch (Error& e) {
       name_input(e, job);
       code = e.exit_code();
@@ -144,7 +148,7 @@ int run_models(const OutputOptions& o, bool as_json, const std::string& command,
     if (error.empty()) j["schema"] = schema;
     all.push_back(j);
     worst = std::max(worst, code);
-    (code == kExitOk ? written : failed) += 1;
+    (wrote ? written : failed) += 1;
   }
   if (as_json) {
     report_out() << json_text({{"schema", "bnorm." + command + "-batch/1"}, {"models", all}, {"written", written},

@@ -35,8 +35,9 @@ struct ModelJob {
 std::string written_name(const OutputTarget& t);
 
 // Runs one model: prints its text report (json == nullptr) or fills *json
-// with its report object; returns its exit code. Throws Error on failure.
-using RunOne = std::function<int(const ModelJob&, nlohmann::json* json)>;
+// with its report object, and sets *written when it wrote the output;
+// returns its exit code. Throws Error on failure.
+using RunOne = std::function<int(const ModelJob&, nlohmann::json* json, bool* written)>;
 
 // Checks the options and every output location (usage errors, exit 2,
 // before any model is read) and runs `one` on every model. A model written

@@ -230,6 +230,7 @@ Runner add_eval(CLI::App& app) {
   sub->add_option("--report", opt->report, "Also write the results as one self-contained HTML page to this file");
   sub->add_option("--inputs", opt->inputs_dir, "--compare: a folder of input sets (test_data_set_*/input_N.pb, or NAME.pb/.npy)");
   return [opt, sub]() {
+    json_errors(opt->json);
     if (given(*sub, "--random")) opt->seed = seed_value("--random", opt->seed_text);
     if (given(*sub, "--rtol")) opt->rtol = tolerance_value("--rtol", opt->rtol_text);
     if (given(*sub, "--atol")) opt->atol = tolerance_value("--atol", opt->atol_text);

@@ -141,7 +141,7 @@ void print_report(const FoldReport& r, const NormFoldReport* n) {
   for (const auto& w : n->warnings) report_out() << fmt::format("  warning  {}\n", w);
 }
 
-int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json) {
+int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json, bool* written) {
   Model model = load_model(job.input);
   SaveOptions save;
   save.external_data_name = opt.files.external_data;
@@ -184,6 +184,7 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json) 
   if (write) {
     try {
       save_model(model, job.target, save);
+      *written = true;
     } catch (Error&) {
       report(false);
       throw;
@@ -225,7 +226,7 @@ Runner add_fold(CLI::App& app) {
     refuse_without_effect(*sub, "--seed", opt->verify, "without --verify: it seeds --verify's random inputs");
     if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
     return run_models(opt->files, opt->json, "fold",
-                      [opt](const ModelJob& job, nlohmann::json* json) { return fold_one(*opt, job, json); });
+                      [opt](const ModelJob& job, nlohmann::json* json, bool* written) { return fold_one(*opt, job, json, written); });
   };
 }
 

@@ -178,6 +178,7 @@ Runner add_inspect(CLI::App& app) {
   sub->add_option("--dim", opt->measure.dims, "NAME=VALUE: a symbolic dim's size for --random (repeatable)");
   sub->add_option("--to", opt->to_text, "Pre-flight: what upgrade --to N would do to every node, and every node that blocks it");
   return [opt, sub]() {
+    json_errors(opt->json);
     if (given(*sub, "--to")) opt->to = int_value("--to", opt->to_text, INT64_MIN, INT64_MAX);
     if (given(*sub, "--random")) opt->measure.seed = seed_value("--random", opt->seed_text);
     refuse_without_effect(*sub, "--summary", !opt->json, "with --json: the JSON report is always whole");

@@ -132,7 +132,7 @@ void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJ
                                                                : " (passes ONNX's checker)");
 }
 
-int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::json* json) {
+int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::json* json, bool* written) {
   const auto dims = parse_dims(opt.dims);
   Model model = load_model(job.input);
   SaveOptions save;
@@ -147,39 +147,41 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   options.fuse_norms = opt.fuse_norms;
   const UpgradeReport r = upgrade_model(model, options);
   for (const auto& w : r.warnings) log().warn("{}", w);
-  if (!opt.no_check) check_model_full(model.proto, model.dir());
   std::vector<UpgradeCheck> checks;
-  if (before) checks = verify_upgrade(*before, model, opt.seed, dims);
-  const bool ok = std::all_of(checks.begin(), checks.end(), [](const UpgradeCheck& c) { return c.pass; });
-  if (ok) {
-    try {
-      save_model(model, job.target, save);
-    } catch (Error&) {
-      // The report of the conversion, though it could not be saved.
-      if (json) {
-        *json = to_json(r, opt, job);
-        if (before) (*json)["verify"] = checks_json(checks);
-        (*json)["written"] = false;
-      } else {
-        print_text(r, opt, job, false);
-        print_checks(checks);
-      }
-      throw;
+  // The conversion's report, printed whether or not the result passes the
+  // check, verifies and can be saved.
+  auto report = [&](bool saved) {
+    if (json) {
+      *json = to_json(r, opt, job);
+      if (before) (*json)["verify"] = checks_json(checks);
+      (*json)["written"] = saved;
+      return;
     }
-  }
-  if (json) {
-    *json = to_json(r, opt, job);
-    if (before) (*json)["verify"] = checks_json(checks);
-    (*json)["written"] = ok;
-    return ok ? kExitOk : kExitCheckFailed;
-  }
-  if (!ok) {
+    if (!saved && !checks.empty() && !std::all_of(checks.begin(), checks.end(), [](auto& c) { return c.pass; })) {
+      print_checks(checks);
+      return;
+    }
+    print_text(r, opt, job, saved);
     print_checks(checks);
-    report_out() << "an output of the converted model is off beyond tolerance: nothing written\n";
+  };
+  bool ok = false;
+  try {
+    if (!opt.no_check) check_model_full(model.proto, model.dir());
+    if (before) checks = verify_upgrade(*before, model, opt.seed, dims);
+    ok = std::all_of(checks.begin(), checks.end(), [](const UpgradeCheck& c) { return c.pass; });
+    if (ok) {
+      save_model(model, job.target, save);
+      *written = true;
+    }
+  } catch (Error&) {
+    report(false);
+    throw;
+  }
+  report(ok);
+  if (!ok) {
+    if (!json) report_out() << "an output of the converted model is off beyond tolerance: nothing written\n";
     return kExitCheckFailed;
   }
-  print_text(r, opt, job, true);
-  print_checks(checks);
   return kExitOk;
 }
 
@@ -212,7 +214,7 @@ Runner add_upgrade(CLI::App& app) {
     refuse_without_effect(*sub, "--dim", opt->verify, "without --verify: it sizes --verify's random inputs");
     if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
     return run_models(opt->files, opt->json, "upgrade",
-                      [opt](const ModelJob& job, nlohmann::json* json) { return upgrade_one(*opt, job, json); });
+                      [opt](const ModelJob& job, nlohmann::json* json, bool* written) { return upgrade_one(*opt, job, json, written); });
   };
 }
 

@@ -23,6 +23,13 @@ void print_error(const std::string& message, const std::string& hint);
 std::ostream& report_out();
 void report_to_stderr();
 
+// With --json, an error that ends the command is also printed on
+// report_out() as a JSON document (bnorm.error/1: error, hint, exit_code),
+// so that a pipeline reading JSON always gets one; not when the command
+// already printed its report with the error in it (json_error_printed).
+void json_errors(bool on);
+void json_error_printed();
+
 Runner add_inspect(CLI::App& app);
 Runner add_fold(CLI::App& app);
 Runner add_eval(CLI::App& app);

@@ -189,7 +189,7 @@ int run_compare(const EvalCliOptions& o) {
     write_report_file(o.report_target, compare_report_html({o.paths[0], o.compare, from, o.trace, r}));
   }
   if (o.json) {
-    json j = {{"schema", "bnorm.eval-compare/1"}, {"a", o.paths[0]}, {"b", o.compare}, {"seed", o.seed.value_or(0)}, {"outputs", outputs},
+    json j = {{"schema", "bnorm.eval-compare/1"}, {"a", o.paths[0]}, {"b", o.compare}, {"seed", o.inputs_dir.empty() ? json(o.seed.value_or(0)) : json(nullptr)}, {"outputs", outputs},
               {"pass", all}, {"data_sets", r.data_sets}};
     if (o.trace) j["trace"] = trace_json(r);
     report_out() << json_text(j) << "\n";

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <nlohmann/json.hpp>
 
 #include "cli_parse.h"
 #include "commands.h"
@@ -30,6 +31,21 @@ std::ostream* report_stream = &std::cout;
 
 std::ostream& report_out() { return *report_stream; }
 void report_to_stderr() { report_stream = &std::cerr; }
+
+namespace {
+bool json_errors_on = false;
+}  // namespace
+
+void json_errors(bool on) { json_errors_on = on; }
+void json_error_printed() { json_errors_on = false; }
+
+// The error as the JSON document --json promises, when one is owed.
+void print_json_error(const std::string& message, const std::string& hint, int code) {
+  if (!json_errors_on) return;
+  nlohmann::json j{{"schema", "bnorm.error/1"}, {"error", message}, {"exit_code", code}};
+  if (!hint.empty()) j["hint"] = hint;
+  report_out() << json_text(j) << "\n";
+}
 
 }  // namespace bnorm::cli
 
@@ -137,12 +153,17 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const bnorm::Error& e) {
     print_error(e.message(), e.hint());
+    bnorm::cli::print_json_error(e.message(), e.hint(), e.exit_code());
     return e.exit_code();
   } catch (const std::bad_alloc&) {
-    print_error("out of memory", "the model or a tensor in it is larger than this machine can hold");
+    const char* hint = "the model or a tensor in it is larger than this machine can hold";
+    print_error("out of memory", hint);
+    bnorm::cli::print_json_error("out of memory", hint, bnorm::kExitBadInput);
     return bnorm::kExitBadInput;
   } catch (const std::exception& e) {
-    print_error(std::string("unexpected: ") + e.what(), "please report this with the input that caused it");
+    const char* hint = "please report this with the input that caused it";
+    print_error(std::string("unexpected: ") + e.what(), hint);
+    bnorm::cli::print_json_error(std::string("unexpected: ") + e.what(), hint, bnorm::kExitBadInput);
     return bnorm::kExitBadInput;
   }
 }

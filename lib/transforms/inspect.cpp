@@ -242,6 +242,7 @@ ValueReport describe_value(const onnx::ValueInfoProto& v, bool input) {
   const auto& shape = v.type().tensor_type().shape();
   for (int i = 0; i < shape.dim_size(); ++i) {
     const auto& d = shape.dim(i);
+    r.dim_sized.push_back(d.has_dim_value());
     if (d.has_dim_value()) {
       r.dims.push_back(std::to_string(d.dim_value()));
       continue;
@@ -256,10 +257,10 @@ ValueReport describe_value(const onnx::ValueInfoProto& v, bool input) {
 
 nlohmann::json value_json(const ValueReport& v) {
   nlohmann::json dims = nlohmann::json::array();
-  for (const auto& d : v.dims) {
-    if (d == "?") dims.push_back(nullptr);
-    else if (!d.empty() && (std::isdigit(static_cast<unsigned char>(d[0])) != 0)) dims.push_back(std::stoll(d));
-    else dims.push_back(d);
+  for (size_t i = 0; i < v.dims.size(); ++i) {
+    if (v.dim_sized[i]) dims.push_back(std::stoll(v.dims[i]));
+    else if (v.dims[i] == "?") dims.push_back(nullptr);
+    else dims.push_back(v.dims[i]);
   }
   return {{"name", v.name}, {"type", v.type}, {"shape", v.shape_known ? dims : nlohmann::json(nullptr)},
           {"dim_options", v.dim_options}};

@@ -54,6 +54,7 @@ struct ValueReport {
   std::string type;               // "float", "sequence(float)", "optional(int64)", "?" when not declared
   bool shape_known = false;       // the rank is declared
   std::vector<std::string> dims;  // each dim: its size, its symbolic name, or "?"
+  std::vector<bool> dim_sized;    // dims[i] is a size (not a name, which may look like one)
   // Inputs only: for each dim without a size, how --dim sets it
   // ("--dim batch=N", "--dim x[2]=N" for a dim without a name).
   std::vector<std::string> dim_options;
