@@ -1,40 +1,51 @@
-# bnorm: the two commands of the README, and the ones around them.
-#   make demo            install what is missing, build (Release), run the demo
-#   make test            install what is missing, build (Release), run every test through ctest,
-#                        then a fuzz smoke run: every fuzz target (clang, ASan+UBSan) replays its seeds and
-#                        regression inputs, then fuzzes FUZZ_SMOKE_SECONDS from a fixed seed, two at a time
+# bnorm: the commands of the README, and the ones around them.
+#   make demo            install what the build needs, build the bnorm binary only (Release), run the demo
+#   make test            install what the tests need, build everything (Release), run every test through
+#                        ctest, then a fuzz smoke run: every fuzz target (clang, ASan+UBSan) replays its seeds
+#                        and regression inputs, then fuzzes FUZZ_SMOKE_SECONDS from a fixed seed, two at a time
 #   make test-sanitize   the whole ctest suite again, built with AddressSanitizer + UndefinedBehaviorSanitizer
 #                        (g++, in build-sanitize; any report fails the test)
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS each (clang-14, in build-fuzz):
 #                        make fuzz FUZZ_SECONDS=600
-# docs/reliability.md has the fuzz targets, corpora, limits and findings.
+#   make install         the binary, its man page and bash completion, the library and its CMake package
+#                        (PREFIX=/usr/local by default: make install PREFIX=$HOME/.local)
+# docs/reliability.md has the fuzz targets, corpora, limits and findings; docs/performance.md the build times.
 BUILD      ?= build
 BUILD_TYPE ?= Release
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
+PREFIX     ?= /usr/local
 
 SANITIZE_BUILD     ?= build-sanitize
 FUZZ_BUILD         ?= build-fuzz
 FUZZ_SECONDS       ?= 180
-FUZZ_SMOKE_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_PARALLEL      ?= 2
 # Every report is fatal (abort: no exit code 1 or 2 to mistake for bnorm's) and names its stack.
 SANITIZER_ENV = ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
-.PHONY: all deps configure build demo test test-sanitize fuzz fuzz-smoke fuzz-build install clean
+.PHONY: all deps configure build build-bnorm demo test test-sanitize fuzz fuzz-smoke fuzz-build install clean
 
 all: build
 
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh test
+
+# The binary alone, for the demo: no test packages, no test targets. A
+# build folder configured before (by make test) keeps its options.
+build-bnorm:
+	@bash scripts/install-deps.sh build
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DBNORM_TESTS=OFF -DBNORM_BENCH=OFF $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target bnorm_cli
 
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBNORM_TESTS=ON -DBNORM_BENCH=ON $(CMAKE_ARGS) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+demo: build-bnorm
 	@bash scripts/demo.sh $(BUILD)/bnorm
 
 test: build
@@ -57,7 +68,12 @@ fuzz: fuzz-build
 fuzz-smoke: fuzz-build
 	@$(SANITIZER_ENV) bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS) $(FUZZ_PARALLEL) --smoke
 
-install: build
+install:
+	@bash scripts/install-deps.sh install
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DBNORM_TESTS=OFF -DBNORM_BENCH=OFF $(CMAKE_ARGS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target bnorm_cli bnorm_man bnorm_completion
 	@cmake --install $(BUILD)
 
 clean:

@@ -1,17 +1,32 @@
 #!/usr/bin/env bash
-# Installs what bnorm needs to build, test and benchmark on Debian 12.
-# Idempotent: packages already present are left alone; apt runs only when something is missing.
+# Installs what bnorm needs on Debian 12, by purpose, and only what is missing
+# (apt runs only then):
+#   scripts/install-deps.sh build     build the library and the bnorm binary (make demo, make build-bnorm)
+#   scripts/install-deps.sh install   the above and help2man (make install: the man page)
+#   scripts/install-deps.sh test      the above and everything the tests, fuzzing, sanitizer runs and
+#                                     benchmarks use (make test, make test-sanitize, make fuzz)
 set -euo pipefail
 
-packages=(
+build_packages=(
   build-essential cmake make pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libcli11-dev libspdlog-dev libfmt-dev
-  catch2 libbenchmark-dev nlohmann-json3-dev
-  libonnx-testdata python3-onnx python3-numpy
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+)
+install_packages=(help2man)
+test_packages=(
+  catch2 libbenchmark-dev
+  libonnx-testdata python3-onnx python3-numpy python3-jsonschema
   chromium
   clang-14 libclang-rt-14-dev libomp-14-dev
 )
+
+purpose=${1:-test}
+case "$purpose" in
+  build) packages=("${build_packages[@]}") ;;
+  install) packages=("${build_packages[@]}" "${install_packages[@]}") ;;
+  test) packages=("${build_packages[@]}" "${install_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "install-deps: unknown purpose '$purpose' (build, install or test)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -47,6 +47,7 @@ std::string completion_script(CLI::App& app) {
   for (CLI::App* sub : visible_commands(app)) commands.push_back(sub->get_name());
   std::vector<std::string> globals;
   for (const CLI::Option* o : app.get_options()) {
+    if (o == app.get_help_ptr()) continue;
     for (const auto& l : o->get_lnames()) globals.push_back("--" + l);
     for (const auto& s : o->get_snames()) globals.push_back("-" + s);
   }
@@ -64,14 +65,14 @@ std::string completion_script(CLI::App& app) {
         if (o->get_type_size() > 0) (takes_path(o) ? with_path : with_value).push_back("-" + s);
       }
     }
+    if (sub->get_name() == "help") {
+      cases += fmt::format("    help)\n      COMPREPLY=($(compgen -W \"{} --all\" -- \"$cur\"));;\n", quoted_words(commands));
+      continue;
+    }
     std::string value_case;
     if (!with_path.empty()) {
       value_case += fmt::format("      case \"$prev\" in {}) COMPREPLY=($(compgen -f -- \"$cur\")); return;; esac\n",
                                 fmt::join(with_path, "|"));
-    }
-    if (sub->get_name() == "help") {
-      value_case += fmt::format("      COMPREPLY=($(compgen -W \"{} --all\" -- \"$cur\")); return;;\n",
-                                quoted_words(commands));
     }
     cases += fmt::format("    {})\n{}      if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"{} {}\" -- \"$cur\")); "
                          "else COMPREPLY=($(compgen -f -- \"$cur\")); fi;;\n",
@@ -138,7 +139,7 @@ Runner add_help(CLI::App& app) {
       report_out() << root_help;
       for (CLI::App* c : visible_commands(root)) {
         if (c->get_name() == "help") continue;
-        report_out() << "\n" << c->help();
+        report_out() << "\n" << c->help(root.get_name());
       }
       return kExitOk;
     }
@@ -148,7 +149,7 @@ Runner add_help(CLI::App& app) {
     }
     for (CLI::App* c : visible_commands(root)) {
       if (c->get_name() == *command) {
-        report_out() << c->help();
+        report_out() << c->help(root.get_name());
         return kExitOk;
       }
     }
@@ -173,7 +174,7 @@ Runner add_completion(CLI::App& app) {
   sub->group("");  // not listed: make install puts the script in place
   auto shell = std::make_shared<std::string>();
   sub->add_option("shell", *shell, "bash")->required()->check(CLI::IsMember({"bash"}));
-  return [sub]() {
+  return [sub, shell]() {  // `shell` lives as long as the option that writes it
     report_out() << completion_script(*sub->get_parent());
     return kExitOk;
   };
