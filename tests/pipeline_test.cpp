@@ -200,8 +200,12 @@ TEST_CASE("fold and upgrade -o - write the model to stdout and the report to std
     CHECK(is_model(r.out));
     CHECK_THAT(r.err, Catch::Contains("wrote - (standard output)"));
   }
-  // With --json the report goes to stderr too.
-  const auto j = run_cli({"fold", demo(), "-o", "-", "--json"});
+  // -q: stderr holds errors only, so the report is not printed at all.
+  const auto q = run_cli({"fold", demo(), "-o", "-", "-q"});
+  CHECK(is_model(q.out));
+  CHECK(q.err.empty());
+  // With --json the report goes to stderr too, -q or not.
+  const auto j = run_cli({"fold", demo(), "-o", "-", "--json", "-q"});
   CHECK(is_model(j.out));
   CHECK(nlohmann::json::parse(j.err)["written"] == true);
 }

@@ -27,7 +27,7 @@ void add_output_options(CLI::App* sub, OutputOptions& o) {
 
 namespace {
 
-std::vector<ModelJob> plan_jobs(const OutputOptions& o) {
+std::vector<ModelJob> plan_jobs(const OutputOptions& o, bool as_json) {
   if (!o.output.empty() && !o.output_dir.empty()) throw Error(ErrorKind::usage, "give -o or --output-dir, not both");
   if (o.output_dir.empty()) {
     if (o.output.empty()) throw Error(ErrorKind::usage, "give -o OUTPUT (one model) or --output-dir DIR");
@@ -36,7 +36,7 @@ std::vector<ModelJob> plan_jobs(const OutputOptions& o) {
                   "use --output-dir DIR for several models");
     }
     ModelJob job{o.inputs[0], o.output, plan_output(o.output)};
-    if (job.target.is_stdout()) report_to_stderr();
+    if (job.target.is_stdout()) report_to_stderr(as_json);
     return {job};
   }
   if (o.output_dir == "-") {
@@ -83,7 +83,7 @@ std::string written_name(const OutputTarget& t) {
 
 int run_models(const OutputOptions& o, bool as_json, const std::string& command, const RunOne& one) {
   json_errors(as_json);
-  const std::vector<ModelJob> jobs = plan_jobs(o);
+  const std::vector<ModelJob> jobs = plan_jobs(o, as_json);
   const std::string schema = "bnorm." + command + "/1";
   // The schema first in each object (nlohmann's objects are sorted by key).
   auto with_schema = [&](json j) {

@@ -205,7 +205,7 @@ void plan_report_outputs(EvalCliOptions& o) {
     throw Error(ErrorKind::usage, "--junit and --report cannot both go to standard output");
   }
   if ((!o.junit.empty() && o.junit_target.is_stdout()) || (!o.report.empty() && o.report_target.is_stdout())) {
-    report_to_stderr();
+    report_to_stderr(o.json);
   }
 }
 

@@ -20,8 +20,11 @@ void print_error(const std::string& message, const std::string& hint);
 
 // Where a command prints its report: stdout, or stderr when stdout carries
 // the command's output itself (-o -, --report -, --junit -).
+// Under -q (set_quiet) a text report sent to stderr is not printed at all
+// (a JSON one, asked for, is).
 std::ostream& report_out();
-void report_to_stderr();
+void report_to_stderr(bool json);
+void set_quiet(bool quiet);
 
 // With --json, an error that ends the command is also printed on
 // report_out() as a JSON document (bnorm.error/1: error, hint, exit_code),

@@ -27,10 +27,14 @@ void print_error(const std::string& message, const std::string& hint) {
 
 namespace {
 std::ostream* report_stream = &std::cout;
+bool quiet = false;
+// Where a report to stderr goes under -q: nowhere (stderr carries errors only).
+std::ostream discard(nullptr);
 }  // namespace
 
 std::ostream& report_out() { return *report_stream; }
-void report_to_stderr() { report_stream = &std::cerr; }
+void report_to_stderr(bool json) { report_stream = quiet && !json ? &discard : &std::cerr; }
+void set_quiet(bool q) { quiet = q; }
 
 namespace {
 bool json_errors_on = false;
@@ -134,6 +138,7 @@ int run(int argc, char** argv) {
                                   : bnorm::cli::ColorChoice::automatic;
   term.verbosity = quiet ? -1 : std::min(verbosity, 2);
   bnorm::cli::setup_terminal(term);
+  bnorm::cli::set_quiet(quiet);
   if (version) return bnorm::cli::print_version(false);
   for (auto& [sub, runner] : runners) {
     if (sub->parsed()) return runner();
