@@ -977,14 +977,20 @@ def small_cnn(out, opset):
 # 17. resnet_block_opset9.onnx
 # --------------------------------------------------------------------------------------
 
-def resnet_block_opset9(out):
+def resnet_block_opset9(out, changed=False):
+    """changed: the same network with output channel 0 of block2_conv1's weights 1% off (the trace example of
+    docs/cli.md compares the two)."""
     rng = np.random.default_rng(1017)
     inits, nodes, norms = [], [], []
     cur = "input"
     for i in range(1, 5):
         p = "block%d" % i
         for j in (1, 2):
-            inits.append(init("%s_conv%d.weight" % (p, j), uniform(rng, [16, 16, 3, 3], -0.08, 0.08)))
+            w = uniform(rng, [16, 16, 3, 3], -0.08, 0.08)
+            if changed and (i, j) == (2, 1):
+                w = w.copy()
+                w[0] *= np.float32(1.01)
+            inits.append(init("%s_conv%d.weight" % (p, j), w))
             n, t = bn_params(rng, "%s_bn%d" % (p, j), 16)
             inits.extend(t)
             src = cur if j == 1 else "%s_relu1_out" % p
@@ -1004,7 +1010,8 @@ def resnet_block_opset9(out):
     graph = helper.make_graph(nodes, "resnet_block_opset9", [vi("input", F32, [1, 16, 8, 8])],
                               [vi("output", F32, [1, 16, 8, 8])], initializer=inits)
     model = make_model(graph, [("", 9)], 4)
-    out.model("resnet_block_opset9.onnx", model, entry(9, 4, norms), valid=True)
+    name = "resnet_block_changed_opset9.onnx" if changed else "resnet_block_opset9.onnx"
+    out.model(name, model, entry(9, 4, norms), valid=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -1038,6 +1045,7 @@ def generate(dest):
         for opset in (6, 7, 8, 9):
             small_cnn(out, opset)
         resnet_block_opset9(out)
+        resnet_block_opset9(out, changed=True)
     out.raw("manifest.json", dumps(out.manifest))
     for rel in sorted(out.files):
         path = os.path.join(dest, *rel.split("/"))

@@ -127,6 +127,10 @@ TEST_CASE("invalid graphs are refused by every command, naming the file and the 
   SECTION("a cycle") {
     node(m, "conv1").set_input(0, "y");
     check_refused(save(tmp, "cycle.onnx", m), "the graph has a cycle through this node", "conv1");
+    // The node's op with its schema version, as docs/cli.md documents every error (was "(Conv)").
+    CHECK(run_cli({"inspect", (tmp / "cycle.onnx").string()}).err ==
+          "bnorm: error: " + (tmp / "cycle.onnx").string() +
+              ": node 'conv1' (Conv-11): the graph has a cycle through this node\n");
   }
   SECTION("a name two nodes make (found by fuzz_fold: fold --verify read a null producer)") {
     node(m, "bn1").set_output(0, node(m, "conv1").output(0));

@@ -152,15 +152,23 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json, 
   bnorm::FoldOptions fold_options;
   fold_options.rewrite_on_save = true;  // --verify reads the folded weights through the rewrites
   fold_options.keep_generated = opt.keep_generated;
+  Stopwatch took;
   const FoldReport r = fold_batch_norms(model, fold_options);
+  log().debug("folded {} of {} BatchNormalization nodes ({:.1f} ms)", r.folded.size(), r.total, took.ms());
   if (opt.verify && norms) mid = model;
   NormFoldReport n;
-  if (norms) n = fold_norm_affines(model, fold_options);
+  if (norms) {
+    took = Stopwatch();
+    n = fold_norm_affines(model, fold_options);
+    log().debug("folded the affine of {} of {} normalization nodes ({:.1f} ms)", n.folded.size(), n.total, took.ms());
+  }
   for (const auto& w : r.warnings) log().warn("{}", w);
   for (const auto& w : n.warnings) log().warn("{}", w);
   std::vector<FoldCheck> checks, norm_checks;
+  took = Stopwatch();
   if (before) checks = verify_folds(*before, mid ? *mid : model, r, opt.seed);
   if (mid) norm_checks = verify_norm_folds(*mid, model, n, opt.seed);
+  if (before) log().debug("verified {} folds ({:.1f} ms)", checks.size() + norm_checks.size(), took.ms());
   auto pass = [](const FoldCheck& c) { return c.pass; };
   const bool ok = std::all_of(checks.begin(), checks.end(), pass) &&
                   std::all_of(norm_checks.begin(), norm_checks.end(), pass);

@@ -166,8 +166,16 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   };
   bool ok = false;
   try {
-    if (!opt.no_check) check_model_full(model.proto, model.dir());
-    if (before) checks = verify_upgrade(*before, model, opt.seed, dims);
+    Stopwatch took;
+    if (!opt.no_check) {
+      check_model_full(model.proto, model.dir());
+      log().debug("checked the result ({:.1f} ms)", took.ms());
+    }
+    took = Stopwatch();
+    if (before) {
+      checks = verify_upgrade(*before, model, opt.seed, dims);
+      log().debug("verified {} outputs ({:.1f} ms)", checks.size(), took.ms());
+    }
     ok = std::all_of(checks.begin(), checks.end(), [](const UpgradeCheck& c) { return c.pass; });
     if (ok) {
       save_model(model, job.target, save);

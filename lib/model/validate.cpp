@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "model/graph_index.h"
 #include "model/norm_op.h"
+#include "model/op_versions.h"
 #include "model/tensor.h"
 #include "model/tensor_proto.h"
 #include "model/node_label.h"
@@ -26,9 +27,11 @@ namespace {
   throw e;
 }
 
-// The schema version of a BN/IN node, for its label in errors; 0 for other ops.
-int norm_version(const onnx::NodeProto& node, int64_t opset) {
-  return is_norm_node(node) ? norm_schema_version(node.op_type(), std::max<int64_t>(opset, 1)) : 0;
+// The schema version of a node in force at `opset`, for its label in errors
+// ("Conv-11"); 0 for other domains and ops no version covers.
+int node_version(const onnx::NodeProto& node, int64_t opset) {
+  if (is_norm_node(node)) return norm_schema_version(node.op_type(), std::max<int64_t>(opset, 1));
+  return is_default_domain(node.domain()) ? op_version_at(node.op_type(), std::max<int64_t>(opset, 1)) : 0;
 }
 
 void check_declared_dims(const onnx::ValueInfoProto& v) {
@@ -72,7 +75,7 @@ void check_graph(const GraphIndex& index, const GraphIndex::Scope& scope, int64_
   for (const auto& n : g.node()) {
     for (const auto& name : n.output()) {
       if (!name.empty() && !assigned.insert(name).second) {
-        fail_at(n, norm_version(n, opset),
+        fail_at(n, node_version(n, opset),
                 fmt::format("output '{}' is already a value of its graph (a graph input, an initializer or "
                             "another node's output); ONNX graphs assign each name once",
                             name));
@@ -90,7 +93,7 @@ void check_graph(const GraphIndex& index, const GraphIndex::Scope& scope, int64_
       if (name.empty()) continue;
       const GraphIndex::Value* v = index.find(scope, name);
       if ((!v || (!v->producer && !v->initializer && !v->graph_input)) && !sparse_initializer(scope, name)) {
-        fail_at(n, norm_version(n, opset), fmt::format("input '{}' names no value of the graph", name));
+        fail_at(n, node_version(n, opset), fmt::format("input '{}' names no value of the graph", name));
       }
       if (v && v->producer && v->scope == &scope) {
         next[position.at(v->producer)].push_back(i);
@@ -111,7 +114,7 @@ void check_graph(const GraphIndex& index, const GraphIndex::Scope& scope, int64_
   }
   if (done == count) return;
   for (int i = 0; i < count; ++i) {
-    if (indegree[i] > 0) fail_at(g.node(i), norm_version(g.node(i), opset), "the graph has a cycle through this node");
+    if (indegree[i] > 0) fail_at(g.node(i), node_version(g.node(i), opset), "the graph has a cycle through this node");
   }
 }
 
@@ -248,7 +251,7 @@ void check_attribute_tensors(const google::protobuf::RepeatedPtrField<onnx::Node
         if (a.has_sparse_tensor()) check_tensor_proto(a.sparse_tensor().values(), dir);
       }
     } catch (Error& e) {
-      e.at_node(node_label(node), node.op_type(), norm_version(node, opset));
+      e.at_node(node_label(node), node.op_type(), node_version(node, opset));
       throw;
     }
   }

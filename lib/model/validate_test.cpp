@@ -62,21 +62,21 @@ TEST_CASE("validate_model: subgraphs see outer values, undefined names anywhere 
   CHECK(error_of(with_branch("y")) == "no error");  // an outer-scope value made by a node
   CHECK(error_of(with_branch("x")) == "no error");  // an outer-scope graph input
   CHECK(error_of(with_branch("nothing")) ==
-        "node 'then_branch_id' (Identity): input 'nothing' names no value of the graph");
+        "node 'then_branch_id' (Identity-14): input 'nothing' names no value of the graph");
 }
 
 TEST_CASE("validate_model: a name assigned twice (not SSA) names the second node", "[model][validate]") {
   auto twice = with_branch("y");
   twice.mutable_graph()->mutable_node(1)->set_output(0, "y");  // if1 makes y too
   CHECK(error_of(twice) ==
-        "node 'if1' (If): output 'y' is already a value of its graph (a graph input, an initializer or "
+        "node 'if1' (If-13): output 'y' is already a value of its graph (a graph input, an initializer or "
         "another node's output); ONNX graphs assign each name once");
   auto over_input = with_branch("y");
   over_input.mutable_graph()->mutable_node(0)->set_output(0, "x");  // id overwrites the input x
   over_input.mutable_graph()->mutable_node(1)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_input(0, "x");
   over_input.mutable_graph()->mutable_node(1)->mutable_attribute(1)->mutable_g()->mutable_node(0)->set_input(0, "x");
   CHECK(error_of(over_input) ==
-        "node 'id' (Identity): output 'x' is already a value of its graph (a graph input, an initializer or "
+        "node 'id' (Identity-14): output 'x' is already a value of its graph (a graph input, an initializer or "
         "another node's output); ONNX graphs assign each name once");
   // The same name in two branches (different graphs) is not a second assignment.
   auto branches = with_branch("y");
@@ -91,7 +91,7 @@ TEST_CASE("validate_model: a name assigned twice (not SSA) names the second node
 TEST_CASE("validate_model: a cycle names a node on it, load_model adds the file", "[model][validate]") {
   auto m = with_branch("y");
   m.mutable_graph()->mutable_node(0)->set_input(0, "y");  // id reads its own output
-  CHECK(error_of(m) == "node 'id' (Identity): the graph has a cycle through this node");
+  CHECK(error_of(m) == "node 'id' (Identity-14): the graph has a cycle through this node");
   test::TempDir tmp;
   std::string bytes;
   REQUIRE(m.SerializeToString(&bytes));

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "core/log.h"
 #include "model/graph_index.h"
 #include "model/graph_order.h"
 #include "model/infer.h"
@@ -353,23 +354,33 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
     throw Error(ErrorKind::unsupported, fmt::format("the model cannot be converted to opset {}:\n  {}", to,
                                                     fmt::join(blockers, "\n  ")));
   }
-  lower_for_target(model, from, to, r);  // ops that do not exist yet at the target, first
-  upgrade_detail::cast_bf16_sites(model.proto, from, to, options.casts, r);
+  // Each pass with its time at -v.
+  auto timed = [](const char* what, auto&& pass) {
+    const Stopwatch took;
+    pass();
+    log().debug("upgrade: {} ({:.1f} ms)", what, took.ms());
+  };
+  timed("ops the target lacks lowered", [&] { lower_for_target(model, from, to, r); });  // first
+  timed("bfloat16 nodes put between Casts", [&] { upgrade_detail::cast_bf16_sites(model.proto, from, to, options.casts, r); });
   const int64_t onnx_max = kOnnxConverterMaxOpset;
-  if (from <= onnx_max && to <= onnx_max) {
-    convert_low(model, from, to, options, r);
-  } else if (from > onnx_max && to >= onnx_max) {
-    sort_nodes(model, r);
-    convert_high(model.proto, from, to, r);
-  } else if (from > onnx_max) {
-    sort_nodes(model, r);
-    convert_high(model.proto, from, onnx_max, r);
-    convert_low(model, onnx_max, to, options, r);
-  } else {
-    convert_low(model, from, onnx_max, options, r);
-    convert_high(model.proto, onnx_max, to, r);
+  timed("nodes converted", [&] {
+    if (from <= onnx_max && to <= onnx_max) {
+      convert_low(model, from, to, options, r);
+    } else if (from > onnx_max && to >= onnx_max) {
+      sort_nodes(model, r);
+      convert_high(model.proto, from, to, r);
+    } else if (from > onnx_max) {
+      sort_nodes(model, r);
+      convert_high(model.proto, from, onnx_max, r);
+      convert_low(model, onnx_max, to, options, r);
+    } else {
+      convert_low(model, from, onnx_max, options, r);
+      convert_high(model.proto, onnx_max, to, r);
+    }
+  });
+  if (options.fuse_norms) {
+    timed("decompositions fused", [&] { fuse_norms(model.proto, model.dir(), r); });  // at the target
   }
-  if (options.fuse_norms) fuse_norms(model.proto, model.dir(), r);  // at the target: the fused ops are written there
   // IR: what the target needs and the model's element types need; at
   // targets <= 17 never lower than the input's up to 8 (what opset 17 needs
   // and ONNX 1.12's checker reads: an IR 8 model at 15 going to 9 stays 8,
