@@ -375,3 +375,41 @@ TEST_CASE("the rendering check sees a page's script errors", "[cli][trace][html]
   REQUIRE(page.console.size() == 1);
   CHECK(page.console[0].find("undefined_function") != std::string::npos);
 }
+
+TEST_CASE("reports stay well-formed whatever bytes a model's names hold", "[cli][junit][html]") {
+  TempDir tmp;
+  // y = Identity(x), the output named with a byte that is not UTF-8, a
+  // control character XML forbids, and markup.
+  const std::string name = std::string("y\xff\x01<&>\"'") + "\xe2\x82";  // ends inside a 3-byte sequence
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("names");
+  for (auto [list, n] : {std::pair{g->add_input(), std::string("x")}, std::pair{g->add_output(), name}}) {
+    list->set_name(n);
+    auto* tt = list->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    tt->mutable_shape()->add_dim()->set_dim_value(3);
+  }
+  auto* n = g->add_node();
+  n->set_op_type("Identity");
+  n->add_input("x");
+  n->add_output(name);
+  write_file(tmp / "m.onnx", m.SerializeAsString());
+  const auto r = run_cli({"eval", (tmp / "m.onnx").string(), "--compare", (tmp / "m.onnx").string(), "--random", "0",
+                          "--trace", "--junit", (tmp / "r.xml").string(), "--report", (tmp / "r.html").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // Python's XML parser (expat) refuses invalid UTF-8 and forbidden characters.
+  const std::string check_xml = "/usr/bin/python3 -c \"import sys, xml.dom.minidom as d; d.parse(sys.argv[1])\" " +
+                                (tmp / "r.xml").string();
+  CHECK(std::system(check_xml.c_str()) == 0);
+  const std::string check_html = "/usr/bin/python3 -c \"import sys; open(sys.argv[1], 'rb').read().decode('utf-8')\" " +
+                                 (tmp / "r.html").string();
+  CHECK(std::system(check_html.c_str()) == 0);
+  // The replacement is visible: U+FFFD for the bad byte, the control character and the cut sequence.
+  const std::string xml = read_file(tmp / "r.xml");
+  CHECK_THAT(xml, Catch::Contains("y\xef\xbf\xbd\xef\xbf\xbd&lt;&amp;&gt;&quot;&apos;\xef\xbf\xbd"));
+  CHECK_THAT(read_file(tmp / "r.html"), Catch::Contains("y\xef\xbf\xbd\xef\xbf\xbd&lt;&amp;&gt;"));
+}
