@@ -7,6 +7,8 @@
 #                        (g++, in build-sanitize; any report fails the test)
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS each (clang-14, in build-fuzz):
 #                        make fuzz FUZZ_SECONDS=600
+#   make test-aarch64-kernels   the kernel layer and its tests cross-compiled for aarch64 (g++-aarch64-linux-gnu)
+#                        and run under qemu-user (not part of CI)
 #   make install         the binary, its man page and bash completion, the library and its CMake package
 #                        (PREFIX=/usr/local by default: make install PREFIX=$HOME/.local)
 # docs/reliability.md has the fuzz targets, corpora, limits and findings; docs/performance.md the build times.
@@ -24,7 +26,10 @@ FUZZ_PARALLEL      ?= 2
 # Every report is fatal (abort: no exit code 1 or 2 to mistake for bnorm's) and names its stack.
 SANITIZER_ENV = ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
-.PHONY: all deps configure build build-bnorm demo test test-sanitize fuzz fuzz-smoke fuzz-build install clean
+AARCH64_BUILD ?= build-aarch64
+
+.PHONY: all deps configure build build-bnorm demo test test-sanitize fuzz fuzz-smoke fuzz-build install clean \
+  test-aarch64-kernels
 
 all: build
 
@@ -68,6 +73,13 @@ fuzz: fuzz-build
 fuzz-smoke: fuzz-build
 	@$(SANITIZER_ENV) bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_SECONDS) $(FUZZ_PARALLEL) --smoke
 
+test-aarch64-kernels:
+	@bash scripts/install-deps.sh aarch64
+	@cmake -S . -B $(AARCH64_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DBNORM_KERNELS_ONLY=ON \
+	  -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(AARCH64_BUILD) -j $(JOBS)
+	@cd $(AARCH64_BUILD) && ctest --output-on-failure -j $(JOBS)
+
 install:
 	@bash scripts/install-deps.sh install
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
@@ -77,4 +89,4 @@ install:
 	@cmake --install $(BUILD)
 
 clean:
-	@rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD)
+	@rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD) $(AARCH64_BUILD)

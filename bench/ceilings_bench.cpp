@@ -238,7 +238,7 @@ void BM_ceiling_in_compute(benchmark::State& state) {
 // the exactness they keep (docs/semantics.md: float64 statistics, the
 // element formula ((x - mean) * inv_std) * scale + bias in float64, each
 // operation rounded, then rounded once to the storage type): the
-// instructions of lib/kernels/layer_norm_avx512.cpp's loops, per 8 elements
+// instructions of lib/kernels/layer_norm_rows_avx512.cpp's loops, per 8 elements
 //   LayerNormalization  statistics: convert to float64, subtract the
 //       shift, add, fma the square (4 sums of 8 lanes each);
 //       normalization: convert, subtract, multiply twice, add, round
@@ -254,7 +254,7 @@ void BM_ceiling_in_compute(benchmark::State& state) {
 // X + write Y). f16 / bf16: F16C or integer decoding, and the kernels'
 // rounding through a float rounded to odd (truncated, last bit set when inexact). The ratio of a row to memcpy
 // bounds what the kernel can reach on the machine, whatever memory does.
-// bf16 as the kernel rounds it with AVX512-BF16 (layer_norm_avx512_bf16.cpp):
+// bf16 as the kernel rounds it with AVX512-BF16 (layer_norm_rows_avx512_bf16.cpp):
 // the integer test of exactness, a check for float subnormals, VCVTNEPS2BF16.
 #define BNORM_LN_TARGET_NAME "avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,fma,f16c"
 #define BNORM_LN_TARGET __attribute__((target(BNORM_LN_TARGET_NAME), always_inline)) inline
@@ -292,7 +292,7 @@ BNORM_LN_TARGET void ln_store8(T* y, __m512d v) {
 }
 
 // RMSNormalization of 16-bit data decodes each row once, into a float64
-// copy in L1 that the next loop normalizes (layer_norm_avx512_impl.h's
+// copy in L1 that the next loop normalizes (layer_norm_rows_impl.h's
 // rms_rows_decoded): its ceiling stores row a decoded into da while
 // normalizing another decoded row, dx.
 template <class T>

@@ -7,19 +7,19 @@
 
 #include "core/error.h"
 #include "core/log.h"
-#include "eval/evaluator.h"
-#include "eval/random_inputs.h"
+#include "eval/run/evaluator.h"
+#include "eval/run/random_inputs.h"
 #include "model/graph_index.h"
 #include "model/model.h"
 #include "model/norm_op.h"
 #include "model/tensor.h"
 #include "model/tensor_file.h"
 #include "model/tensor_proto.h"
-#include "transforms/fold.h"
-#include "transforms/fold_verify.h"
+#include "transforms/fold/bn_fold.h"
+#include "transforms/fold/verify.h"
 #include "transforms/inspect.h"
 #include "transforms/json_text.h"
-#include "transforms/upgrade.h"
+#include "transforms/upgrade/upgrade.h"
 
 namespace bnorm::fuzz {
 

@@ -5,6 +5,7 @@
 #   scripts/install-deps.sh install   the above and help2man (make install: the man page)
 #   scripts/install-deps.sh test      the above and everything the tests, fuzzing, sanitizer runs and
 #                                     benchmarks use (make test, make test-sanitize, make fuzz)
+#   scripts/install-deps.sh aarch64   the cross compiler and qemu-user for make test-aarch64-kernels
 set -euo pipefail
 
 build_packages=(
@@ -20,12 +21,15 @@ test_packages=(
   clang-14 libclang-rt-14-dev libomp-14-dev
 )
 
+aarch64_packages=(cmake make catch2 g++-aarch64-linux-gnu qemu-user)
+
 purpose=${1:-test}
 case "$purpose" in
+  aarch64) packages=("${aarch64_packages[@]}") ;;
   build) packages=("${build_packages[@]}") ;;
   install) packages=("${build_packages[@]}" "${install_packages[@]}") ;;
   test) packages=("${build_packages[@]}" "${install_packages[@]}" "${test_packages[@]}") ;;
-  *) echo "install-deps: unknown purpose '$purpose' (build, install or test)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown purpose '$purpose' (build, install, test or aarch64)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -11,8 +11,8 @@
 
 #include "core/error.h"
 #include "model/model.h"
-#include "conv_bn_model.h"
-#include "support.h"
+#include "support/conv_bn_model.h"
+#include "support/cli.h"
 
 using namespace bnorm::test;
 namespace fs = std::filesystem;

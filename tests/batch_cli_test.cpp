@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "conv_bn_model.h"
-#include "support.h"
+#include "support/conv_bn_model.h"
+#include "support/cli.h"
 
 using namespace bnorm::test;
 using nlohmann::json;

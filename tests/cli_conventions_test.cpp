@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "support.h"
+#include "support/cli.h"
 
 using namespace bnorm::test;
 namespace fs = std::filesystem;

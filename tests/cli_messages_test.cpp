@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "conv_bn_model.h"
-#include "support.h"
+#include "support/conv_bn_model.h"
+#include "support/cli.h"
 
 namespace fs = std::filesystem;
 using namespace bnorm::test;

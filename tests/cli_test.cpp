@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model.h"
-#include "support.h"
+#include "support/cli.h"
 
 using namespace bnorm::test;
 namespace fs = std::filesystem;

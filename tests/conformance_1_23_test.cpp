@@ -13,8 +13,8 @@
 #include <map>
 
 #include "core/error.h"
-#include "eval/backend_dir.h"
-#include "support.h"
+#include "eval/backend/folders.h"
+#include "support/cli.h"
 
 namespace fs = std::filesystem;
 

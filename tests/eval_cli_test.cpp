@@ -5,7 +5,7 @@
 #include "model/model.h"
 #include "model/tensor_file.h"
 #include "model/tensor_proto.h"
-#include "support.h"
+#include "support/cli.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

@@ -9,11 +9,11 @@
 #include <map>
 #include <memory>
 
-#include "eval/test_graph.h"
+#include "support/test_graph.h"
 #include "model/model.h"
 #include "model/tensor_file.h"
 #include "model/tensor_proto.h"
-#include "support.h"
+#include "support/cli.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

@@ -8,11 +8,11 @@
 #include <cstring>
 #include <limits>
 
-#include "eval/test_graph.h"
-#include "eval/trace.h"
+#include "support/test_graph.h"
+#include "eval/report/trace.h"
 #include "model/model.h"
 #include "model/tensor_file.h"
-#include "support.h"
+#include "support/cli.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

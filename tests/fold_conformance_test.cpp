@@ -7,12 +7,12 @@
 #include <cmath>
 #include <filesystem>
 
-#include "eval/evaluator.h"
+#include "eval/run/evaluator.h"
 #include "model/model.h"
 #include "model/tensor_file.h"
 #include "model/tensor_proto.h"
-#include "transforms/fold.h"
-#include "transforms/fold_verify.h"
+#include "transforms/fold/bn_fold.h"
+#include "transforms/fold/verify.h"
 
 using namespace bnorm;
 namespace fs = std::filesystem;

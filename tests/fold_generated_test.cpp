@@ -1,12 +1,12 @@
-// fold and generated weights (transforms/fold_generated.h): a Conv weight
+// fold and generated weights (transforms/fold/generated.h): a Conv weight
 // made by ConstantOfShape is folded with a warning giving the model's size
 // before and after; --keep-generated leaves the BN unfolded and says why.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "conv_bn_model.h"
-#include "support.h"
+#include "support/conv_bn_model.h"
+#include "support/cli.h"
 
 using namespace bnorm::test;
 using nlohmann::json;

@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "eval/evaluator.h"
-#include "eval/test_graph.h"
+#include "eval/run/evaluator.h"
+#include "support/test_graph.h"
 #include "model/tensor_file.h"
 #include "model/tensor_proto.h"
-#include "support.h"
-#include "transforms/norm_fold.h"
+#include "support/cli.h"
+#include "transforms/fold/norm_affine.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "support.h"
+#include "support/cli.h"
 #include "targets.h"
 
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "model/model.h"
-#include "support.h"
+#include "support/cli.h"
 #include "transforms/inspect.h"
 
 using namespace bnorm;

@@ -172,7 +172,7 @@ def model(nodes, inputs, outputs, inits, opset, ir):
 
 
 def conv_bn(scale=(1.0, 0.5, 2.0), var=(1.0, 0.25, 4.0)):
-    """x [1, 3, 4, 4] -> conv1 (3x3, pads 1, bias) -> bn1 -> y, opset 13 (tests/conv_bn_model.h)."""
+    """x [1, 3, 4, 4] -> conv1 (3x3, pads 1, bias) -> bn1 -> y, opset 13 (tests/support/conv_bn_model.h)."""
     w = [(i % 7) / 8.0 - 0.375 for i in range(81)]
     nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
              helper.make_node("BatchNormalization", ["c", "s", "B", "m", "v"], ["y"], name="bn1")]

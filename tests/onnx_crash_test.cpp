@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "conv_bn_model.h"
-#include "support.h"
+#include "support/conv_bn_model.h"
+#include "support/cli.h"
 
 namespace fs = std::filesystem;
 using namespace bnorm::test;

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "support.h"
+#include "support/cli.h"
 
 using namespace bnorm::test;
 namespace fs = std::filesystem;

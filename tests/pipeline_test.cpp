@@ -16,9 +16,9 @@
 #include <set>
 #include <thread>
 
-#include "conv_bn_model.h"
+#include "support/conv_bn_model.h"
 #include "model/model.h"
-#include "support.h"
+#include "support/cli.h"
 
 using namespace bnorm::test;
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@
 #include "model/deferred.h"
 #include "model/model.h"
 #include "model/tensor_proto.h"
-#include "support.h"
+#include "support/cli.h"
 
 namespace fs = std::filesystem;
 using namespace bnorm;

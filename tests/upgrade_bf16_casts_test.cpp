@@ -1,16 +1,16 @@
 // Going down below the version where an op gained bfloat16: its bfloat16
-// nodes compute in float between Casts (steps/bf16_casts.cpp,
-// upgrade_bf16.cpp), or, with --no-casts, one error names every such node.
+// nodes compute in float between Casts (transforms/upgrade/steps/bf16_casts.cpp,
+// transforms/upgrade/bf16_pass.cpp), or, with --no-casts, one error names every such node.
 // The numbers are compared with the original's through the evaluator, bit
 // for bit where the evaluator computes the bfloat16 node in float.
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
-#include "eval/test_graph.h"
+#include "support/test_graph.h"
 #include "model/tensor.h"
-#include "support.h"
-#include "transforms/upgrade_preflight.h"
-#include "upgrade_support.h"
+#include "support/cli.h"
+#include "transforms/upgrade/preflight.h"
+#include "support/upgrade_support.h"
 
 namespace bnorm::test {
 namespace {
@@ -140,7 +140,7 @@ TEST_CASE("BatchNormalization-15 of bfloat16 keeps bfloat16 at 14 and computes i
   n.out("y", DType::bfloat16, {2, 3, 4});
   INFO("mixed " << mixed);
   const Model at14 = converted(n.model(), 14);
-  CHECK(count_op(at14, "Cast") == (mixed ? 2 : 0));  // mixed: X to float and Y back (steps/types.cpp)
+  CHECK(count_op(at14, "Cast") == (mixed ? 2 : 0));  // mixed: X to float and Y back (transforms/upgrade/steps/types.cpp)
   expect_same_bits(n.model(), at14);
   {
     UpgradeReport r;

@@ -1,4 +1,4 @@
-// upgrade --fuse-norms (lib/transforms/fuse_norms.cpp, steps/fuse_*.cpp):
+// upgrade --fuse-norms (lib/transforms/fuse/fuse_norms.cpp, steps/fuse_*.cpp):
 // decompositions as exporters write them, generated here, become
 // LayerNormalization / RMSNormalization / GroupNormalization at the target
 // opset, with the same outputs through the evaluator; near misses are left
@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/test_graph.h"
+#include "support/test_graph.h"
 #include "model/tensor_proto.h"
-#include "support.h"
-#include "upgrade_support.h"
+#include "support/cli.h"
+#include "support/upgrade_support.h"
 
 namespace bnorm::test {
 

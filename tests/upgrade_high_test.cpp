@@ -5,12 +5,12 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
-#include "eval/test_graph.h"
+#include "support/test_graph.h"
 #include "model/op_versions.h"
-#include "support.h"
-#include "transforms/upgrade.h"
-#include "transforms/upgrade_preflight.h"
-#include "upgrade_support.h"
+#include "support/cli.h"
+#include "transforms/upgrade/upgrade.h"
+#include "transforms/upgrade/preflight.h"
+#include "support/upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

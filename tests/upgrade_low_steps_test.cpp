@@ -8,10 +8,10 @@
 #include <limits>
 
 #include "core/error.h"
-#include "eval/test_graph.h"
-#include "transforms/upgrade.h"
-#include "transforms/upgrade_preflight.h"
-#include "upgrade_support.h"
+#include "support/test_graph.h"
+#include "transforms/upgrade/upgrade.h"
+#include "transforms/upgrade/preflight.h"
+#include "support/upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

@@ -1,7 +1,7 @@
 // bnorm upgrade down to an opset where an op does not exist yet: Gelu-20,
 // LayerNormalization-17, RMSNormalization-23, GroupNormalization-18/21 and
 // MeanVarianceNormalization-9/13 are lowered to the ops of their function
-// bodies (upgrade_lower.cpp, steps/lower_*.cpp). Each converted model is
+// bodies (transforms/upgrade/lower_pass.cpp, steps/lower_*.cpp). Each converted model is
 // compared with the original through the evaluator on seeded inputs
 // (through(), which also runs ONNX's checker at <= 17 and bnorm's schema
 // check above); refusals are checked by their message.
@@ -9,13 +9,13 @@
 
 #include <algorithm>
 
-#include "eval/backend_dir.h"
-#include "eval/test_graph.h"
+#include "eval/backend/folders.h"
+#include "support/test_graph.h"
 #include "model/model_walk.h"
 #include "model/tensor_proto.h"
-#include "transforms/upgrade_preflight.h"
-#include "support.h"
-#include "upgrade_support.h"
+#include "transforms/upgrade/preflight.h"
+#include "support/cli.h"
+#include "support/upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "eval/test_graph.h"
-#include "support.h"
-#include "transforms/upgrade.h"
-#include "upgrade_support.h"
+#include "support/test_graph.h"
+#include "support/cli.h"
+#include "transforms/upgrade/upgrade.h"
+#include "support/upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

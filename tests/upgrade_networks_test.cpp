@@ -9,8 +9,8 @@
 
 #include <cmath>
 
-#include "eval/test_graph.h"
-#include "upgrade_support.h"
+#include "support/test_graph.h"
+#include "support/upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

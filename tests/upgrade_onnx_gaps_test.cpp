@@ -1,5 +1,5 @@
 // bnorm's own steps where ONNX 1.12's converter has no adapter at opsets
-// <= 17, or keeps what the older schema forbids (steps/onnx_gaps.h): each
+// <= 17, or keeps what the older schema forbids (transforms/upgrade/steps/onnx_gaps.h): each
 // on a generated model that ONNX's converter alone fails on ("No Adapter
 // From Version $11 for Gather", ... ; a negative axis kept at 10), converted
 // down and back up with the same outputs (evaluator) and ONNX's checker on
@@ -8,10 +8,10 @@
 
 #include <limits>
 
-#include "eval/test_graph.h"
+#include "support/test_graph.h"
 #include "model/tensor_proto.h"
-#include "transforms/upgrade.h"
-#include "upgrade_support.h"
+#include "transforms/upgrade/upgrade.h"
+#include "support/upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

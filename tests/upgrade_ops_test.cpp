@@ -6,11 +6,11 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
-#include "eval/test_graph.h"
+#include "support/test_graph.h"
 #include "model/graph_order.h"
-#include "support.h"
-#include "transforms/upgrade.h"
-#include "upgrade_support.h"
+#include "support/cli.h"
+#include "transforms/upgrade/upgrade.h"
+#include "support/upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

@@ -6,13 +6,13 @@
 #include <optional>
 
 #include "core/error.h"
-#include "eval/compare.h"
-#include "eval/evaluator.h"
-#include "eval/random_inputs.h"
-#include "eval/test_graph.h"
-#include "transforms/upgrade.h"
-#include "transforms/upgrade_plan.h"
-#include "upgrade_support.h"
+#include "eval/report/compare.h"
+#include "eval/run/evaluator.h"
+#include "eval/run/random_inputs.h"
+#include "support/test_graph.h"
+#include "transforms/upgrade/upgrade.h"
+#include "transforms/upgrade/plan.h"
+#include "support/upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;

@@ -1,5 +1,5 @@
 // The type-only schema changes up to opset 17 of the table of schema
-// changes (lib/transforms/upgrade_versions.cpp) against ONNX 1.12's own schemas: at each listed version the op keeps its
+// changes (lib/transforms/upgrade/versions.cpp) against ONNX 1.12's own schemas: at each listed version the op keeps its
 // inputs, outputs and attributes (but for attributes added with a default
 // that keeps the old meaning, e.g. Reshape-14's allowzero).
 // Whole models going down across them: tests/upgrade_ops_test.cpp.
@@ -8,8 +8,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "transforms/upgrade_onnx.h"
-#include "transforms/upgrade_versions.h"
+#include "transforms/upgrade/onnx_converter.h"
+#include "transforms/upgrade/versions.h"
 
 using namespace bnorm;
 

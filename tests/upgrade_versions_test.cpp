@@ -1,5 +1,5 @@
-// The table of schema changes (lib/transforms/upgrade_versions.cpp) against
-// the versions (model/op_versions.h) and the schemas (upgrade_schema.h),
+// The table of schema changes (lib/transforms/upgrade/versions.cpp) against
+// the versions (model/op_versions.h) and the schemas (transforms/upgrade/schema.h),
 // both from ONNX 1.23's Changelog: every version in 2..23 of every op is
 // type-only, handled by a named step, left to ONNX's adapter (<= 17 only),
 // or refused with a reason; every type-only row only adds element types.
@@ -9,9 +9,9 @@
 #include <set>
 
 #include "model/op_versions.h"
-#include "transforms/upgrade_high.h"
-#include "transforms/upgrade_schema.h"
-#include "transforms/upgrade_versions.h"
+#include "transforms/upgrade/high.h"
+#include "transforms/upgrade/schema.h"
+#include "transforms/upgrade/versions.h"
 
 using namespace bnorm;
 
@@ -36,7 +36,7 @@ bool subset(std::vector<std::string> a, std::vector<std::string> b) {
 }
 
 // Type-only rows up to 17 that cross an attribute change under a condition
-// upgrade_onnx.cpp checks (type_only_downgrade): the attribute at its
+// transforms/upgrade/onnx_converter.cpp checks (type_only_downgrade): the attribute at its
 // default, C given (Gemm-11), broadcast = 1 written (Gemm-7), value written
 // as `value` and no sparse_value (Constant-11/-12).
 const std::set<std::pair<std::string, int>> kConditional{{"Constant", 11}, {"Constant", 12}, {"Gemm", 7},

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/error.h"
-#include "eval/random_inputs.h"
+#include "eval/run/random_inputs.h"
 #include "model/tensor_file.h"
 
 namespace bnorm::cli {

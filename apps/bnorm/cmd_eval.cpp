@@ -17,10 +17,10 @@
 #include "commands.h"
 #include "eval_cli.h"
 #include "core/error.h"
-#include "eval/backend_dir.h"
-#include "eval/compare.h"
-#include "eval/evaluator.h"
-#include "eval/random_inputs.h"
+#include "eval/backend/folders.h"
+#include "eval/report/compare.h"
+#include "eval/run/evaluator.h"
+#include "eval/run/random_inputs.h"
 #include "model/tensor_file.h"
 
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 //   [--keep-generated] [--norms bn|all]
 // BatchNormalization folds first; with --norms all, then the affine of
 // LayerNormalization/RMSNormalization/GroupNormalization into its consumer
-// (norm_fold.h). --verify checks BN folds on the model as it was before
+// (transforms/fold/norm_affine.h). --verify checks BN folds on the model as it was before
 // any fold against the model after the BN folds, and norm folds on that
 // model against the final one, so each check sees exactly its own fold.
 #include <fmt/format.h>
@@ -20,9 +20,9 @@
 #include "core/log.h"
 #include "model/model.h"
 #include "model/tensor.h"
-#include "transforms/fold.h"
-#include "transforms/fold_verify.h"
-#include "transforms/norm_fold.h"
+#include "transforms/fold/bn_fold.h"
+#include "transforms/fold/verify.h"
+#include "transforms/fold/norm_affine.h"
 
 namespace bnorm::cli {
 

@@ -11,10 +11,10 @@
 #include "model/model.h"
 #include "cli_inputs.h"
 #include "cli_parse.h"
-#include "transforms/upgrade.h"
+#include "transforms/upgrade/upgrade.h"
 #include "transforms/fp16_risk.h"
 #include "transforms/inspect.h"
-#include "transforms/upgrade_preflight.h"
+#include "transforms/upgrade/preflight.h"
 
 namespace bnorm::cli {
 

@@ -17,8 +17,9 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "model/model.h"
-#include "transforms/upgrade.h"
-#include "transforms/upgrade_verify.h"
+#include "model/tensor.h"
+#include "transforms/upgrade/upgrade.h"
+#include "transforms/upgrade/verify.h"
 
 namespace bnorm::cli {
 

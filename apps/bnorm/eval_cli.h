@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "eval/backend_dir.h"
-#include "eval/compare.h"
-#include "eval/report_html.h"
-#include "eval/trace.h"
+#include "eval/backend/folders.h"
+#include "eval/report/compare.h"
+#include "eval/report/html.h"
+#include "eval/report/trace.h"
 #include "model/model.h"
 #include "model/output_file.h"
 #include "model/tensor.h"

@@ -1,5 +1,5 @@
 // bnorm eval A --compare B: both models on the same input sets, outputs
-// compared; with --trace every shared value (eval/trace.h), reported as
+// compared; with --trace every shared value (eval/report/trace.h), reported as
 // text, JSON, JUnit XML and an HTML page.
 #include <fmt/format.h>
 
@@ -8,9 +8,9 @@
 
 #include "commands.h"
 #include "core/error.h"
-#include "eval/evaluator.h"
-#include "eval/report_html.h"
-#include "eval/trace.h"
+#include "eval/run/evaluator.h"
+#include "eval/report/html.h"
+#include "eval/report/trace.h"
 #include "eval_cli.h"
 
 using nlohmann::json;

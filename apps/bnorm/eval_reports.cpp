@@ -1,8 +1,8 @@
-// bnorm eval's results as JUnit test cases (eval/report_junit.h): a
+// bnorm eval's results as JUnit test cases (eval/report/junit.h): a
 // conformance folder, or an output of A in --compare, is one testcase.
 #include <fmt/format.h>
 
-#include "eval/report_junit.h"
+#include "eval/report/junit.h"
 #include "eval_cli.h"
 
 namespace bnorm::cli {

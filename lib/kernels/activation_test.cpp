@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/test_support.hpp"
+#include "support/kernel_test_support.hpp"
 
 namespace bnorm::kernels {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kernels/affine.h"
-#include "kernels/test_support.hpp"
+#include "support/kernel_test_support.hpp"
 
 namespace bnorm::kernels {
 namespace {

@@ -122,11 +122,11 @@ inline size_t map_main(const Tin* x, Tout* y, size_t i, size_t n, const Op& op,
   for (; i + 4 * W <= n; i += 4 * W) {
     if constexpr (Stream) {  // memory-bound: prefetch the input too
       const char* ahead = reinterpret_cast<const char*>(x + i) + kPrefetchBytes;
-      for (size_t b = 0; b < kStepBytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
+      for (size_t b = 0; b < kStepBytes; b += 64) simd::prefetch<3>(ahead + b);
     } else if (prefetch_cached) {  // from cache: fetch input and output lines early
       const char* ahead = reinterpret_cast<const char*>(x + i) + kCachedPrefetchBytes;
       char* out_ahead = reinterpret_cast<char*>(y + i) + kCachedPrefetchBytes;
-      for (size_t b = 0; b < kStepBytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
+      for (size_t b = 0; b < kStepBytes; b += 64) simd::prefetch<3>(ahead + b);
       for (size_t b = 0; b < kStepOutBytes; b += 64) __builtin_prefetch(out_ahead + b, 1, 3);
     }
     V v[4];
@@ -241,14 +241,14 @@ template <class Fn>
 inline void for_tasks(size_t tasks, bool parallel, bool fence, const Fn& body) noexcept {
   if (!parallel || tasks <= 1) {
     for (size_t t = 0; t < tasks; ++t) body(t);
-    if (fence) _mm_sfence();
+    if (fence) simd::store_fence();
     return;
   }
 #pragma omp parallel
   {
 #pragma omp for schedule(static) nowait
     for (size_t t = 0; t < tasks; ++t) body(t);
-    if (fence) _mm_sfence();
+    if (fence) simd::store_fence();
   }
 }
 

@@ -19,7 +19,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/test_support.hpp"
+#include "support/kernel_test_support.hpp"
 
 namespace bnorm::kernels {
 namespace {

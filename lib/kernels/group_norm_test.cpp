@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/instance_norm.h"
-#include "kernels/test_support.hpp"
+#include "support/kernel_test_support.hpp"
 
 namespace bnorm::kernels {
 namespace {

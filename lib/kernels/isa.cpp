@@ -102,7 +102,7 @@ Isa set_active_isa(Isa wanted) noexcept {
 
 const char* isa_name(Isa isa) noexcept {
   switch (isa) {
-    case Isa::Generic: return "generic (SSE2)";
+    case Isa::Generic: return BNORM_X86 ? "generic (SSE2)" : "generic";
     case Isa::Avx2: return "AVX2+F16C";
     case Isa::Avx512: return "AVX-512";
   }

@@ -3,7 +3,7 @@
 // registers), and every kernel dispatches on active_isa() at call time, so
 // one x86-64 binary runs everywhere and uses AVX2/AVX-512 where present.
 //
-//   Generic  SSE2, every x86-64 CPU
+//   Generic  SSE2, every x86-64 CPU (elsewhere: the compiler's vectors)
 //   Avx2     AVX2 + FMA3 + F16C (Haswell and later, Zen)
 //   Avx512   AVX-512 F, BW, DQ and VL, FMA3, F16C (Skylake-SP and later, Zen 4)
 //
@@ -22,7 +22,15 @@
 // docs/reliability.md), the kernels have the Generic level only: the
 // other levels' entry points run the Generic code and detected_isa() is
 // Generic. GCC builds (the product, and `make test-sanitize`) have all three.
-#if defined(__clang__)
+// Off x86 (aarch64: `make test-aarch64-kernels`) there is the Generic
+// level only, its vectors the compiler's (NEON), with the same bits: it
+// uses no x86 instruction, and its streaming stores are plain stores.
+#if defined(__x86_64__) || defined(__i386__)
+#define BNORM_X86 1
+#else
+#define BNORM_X86 0
+#endif
+#if defined(__clang__) || !BNORM_X86
 #define BNORM_SIMD_LEVELS 0
 #else
 #define BNORM_SIMD_LEVELS 1

@@ -1,7 +1,7 @@
 // LayerNormalization and RMSNormalization rows (see layer_norm.h). At the
-// Avx512 level, rows of float, f16 and bf16 data run layer_norm_avx512.cpp's
+// Avx512 level, rows of float, f16 and bf16 data run layer_norm_rows_avx512.cpp's
 // loops (the same bits, several times faster on rows in cache; bfloat16
-// outputs with AVX512-BF16 where the CPU has it, layer_norm_avx512_bf16.cpp). Otherwise the
+// outputs with AVX512-BF16 where the CPU has it, layer_norm_rows_avx512_bf16.cpp). Otherwise the
 // element loop is plain float64 code compiled once per SIMD level (the
 // compiler vectorizes it for float and double data); rows with f16 or
 // bf16 data take explicit AVX2 loops at the Avx2 and Avx512 levels (F16C

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/norm_common.h"
-#include "kernels/norm_test_support.hpp"
+#include "support/norm_kernel_test_support.hpp"
 
 namespace bnorm::kernels {
 namespace {

@@ -47,7 +47,7 @@ class Prefetcher {
 
   void step() noexcept {
     for (size_t k = 0; k < lines_per_step_ && next_ < end_; ++k, next_ += 64) {
-      _mm_prefetch(next_, _MM_HINT_T1);
+      simd::prefetch<2>(next_);
     }
   }
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kernels/affine_rows.h"
-#include "kernels/test_support.hpp"
+#include "support/kernel_test_support.hpp"
 
 namespace bnorm::kernels::detail {
 namespace {

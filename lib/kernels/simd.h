@@ -1,6 +1,6 @@
 // SIMD building blocks of the kernels (internal: include only from
 // lib/kernels/*.cpp). One struct per level of isa.h:
-//   Generic  SSE2, 4 floats / 2 doubles per vector
+//   Generic  SSE2 (off x86: the compiler's vectors), 4 floats / 2 doubles per vector
 //   Avx2     AVX2 + F16C, 8 floats / 4 doubles
 //   Avx512   AVX-512 F/BW/DQ/VL, 16 floats / 8 doubles
 // Arithmetic is written once, with GCC vector extensions (+ - * / < ?:), in
@@ -37,8 +37,6 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-#include <immintrin.h>
-
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +45,10 @@
 
 #include "kernels/half.h"
 #include "kernels/isa.h"
+
+#if BNORM_X86
+#include <immintrin.h>
+#endif
 
 // Vector arguments of inlined helpers never cross a real call.
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -198,19 +200,41 @@ struct Generic {
   static void store(f16* p, F v) noexcept { store_bits(p, encode_f16(v)); }
   static void store(bf16* p, F v) noexcept { store_bits(p, bf16_encode<H, u32x4>(v)); }
 
-  // Non-temporal: p aligned to the size of the stored vector.
+  // Non-temporal: p aligned to the size of the stored vector (SSE2's
+  // streaming stores on x86; plain stores elsewhere, the same bits).
+#if BNORM_X86
   static void stream(float* p, F v) noexcept { _mm_stream_ps(p, (__m128)v); }
   static void stream(double* p, D v) noexcept { _mm_stream_pd(p, (__m128d)v); }
+#else
+  static void stream(float* p, F v) noexcept { store(p, v); }
+  static void stream(double* p, D v) noexcept { store(p, v); }
+#endif
   static void stream(f16* p, F v) noexcept { stream_half(p, encode_f16(v)); }
   static void stream(bf16* p, F v) noexcept { stream_half(p, bf16_encode<H, u32x4>(v)); }
 
   static H encode_f16(F v) noexcept { return f16_encode_portable<H, u32x4>(v); }
   static void stream_half(void* p, H h) noexcept {
+#if BNORM_X86
     long long bits;
     std::memcpy(&bits, &h, sizeof bits);
     _mm_stream_si64(static_cast<long long*>(p), bits);
+#else
+    store_bits(p, h);
+#endif
   }
 };
+
+// Ordering and prefetch hints around the loops: x86's where there is one,
+// the compiler's builtins (or nothing) elsewhere.
+inline void store_fence() noexcept {
+#if BNORM_X86
+  _mm_sfence();  // non-temporal stores are weakly ordered
+#endif
+}
+template <int Locality>
+inline void prefetch(const void* p) noexcept {
+  __builtin_prefetch(p, 0, Locality);
+}
 
 #if BNORM_SIMD_LEVELS
 #define BNORM_MEMBER static inline __attribute__((target(BNORM_TARGET_AVX2)))

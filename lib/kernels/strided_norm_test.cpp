@@ -12,7 +12,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/norm_test_support.hpp"
+#include "support/norm_kernel_test_support.hpp"
 
 namespace bnorm::kernels {
 namespace {

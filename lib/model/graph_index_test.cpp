@@ -4,7 +4,7 @@
 
 #include "model/model.h"
 #include "model/tensor_proto.h"
-#include "support.h"
+#include "support/cli.h"
 
 using namespace bnorm;
 

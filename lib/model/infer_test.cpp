@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "eval/test_graph.h"
+#include "support/test_graph.h"
 
 using bnorm::DType;
 using bnorm::Tensor;

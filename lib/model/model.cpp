@@ -318,6 +318,18 @@ Model parse_model(const std::string& bytes, const std::string& name) {
   }
 }
 
+void set_default_opset(onnx::ModelProto& m, int64_t opset) {
+  for (auto& op : *m.mutable_opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") {
+      op.set_version(opset);
+      return;
+    }
+  }
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+}
+
 int64_t default_opset(const onnx::ModelProto& m) {
   int64_t version = -1;
   for (const auto& op : m.opset_import()) {

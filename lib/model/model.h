@@ -112,6 +112,12 @@ void check_output_path(const Model& model, const std::filesystem::path& out, con
 // Throws Error(input) if the model imports the default domain twice.
 int64_t default_opset(const onnx::ModelProto& m);
 
+// Sets the default-domain opset to `opset`: the import of "" or "ai.onnx"
+// keeps its spelling and gets the version; a model without one gets
+// {domain: "", version: opset}, the domain written (as ONNX's helpers and
+// exporters write it).
+void set_default_opset(onnx::ModelProto& m, int64_t opset);
+
 // Calls f(TensorProto&) for every initializer and tensor-valued attribute
 // in the model's graphs (subgraphs included) and functions.
 template <typename F>

@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "model/external_data.h"
 #include "model/tensor_proto.h"
-#include "support.h"
+#include "support/cli.h"
 
 namespace fs = std::filesystem;
 using namespace bnorm;
@@ -256,4 +256,28 @@ TEST_CASE("an int4 initializer in int32_data moves to external data packed, two 
   CHECK(is_external(t));
   CHECK(external_ref(t).length == 3);
   CHECK(decode_tensor(t, again.dir()).to_f64() == values);
+}
+
+TEST_CASE("set_default_opset sets the import in place, or adds one with the domain written", "[model]") {
+  onnx::ModelProto none;
+  set_default_opset(none, 17);
+  REQUIRE(none.opset_import_size() == 1);
+  // The domain field is present ("" written), as onnx.helper.make_opsetid writes it: the upgrade pass above
+  // opset 17 used to add the import without it (a second copy of this function, now gone).
+  CHECK(none.opset_import(0).has_domain());
+  CHECK(none.opset_import(0).domain().empty());
+  CHECK(none.opset_import(0).version() == 17);
+  CHECK(default_opset(none) == 17);
+  onnx::ModelProto spelled;
+  auto* ml = spelled.add_opset_import();
+  ml->set_domain("ai.onnx.ml");
+  ml->set_version(3);
+  auto* onnx_domain = spelled.add_opset_import();
+  onnx_domain->set_domain("ai.onnx");
+  onnx_domain->set_version(9);
+  set_default_opset(spelled, 21);
+  REQUIRE(spelled.opset_import_size() == 2);
+  CHECK(spelled.opset_import(0).version() == 3);
+  CHECK(spelled.opset_import(1).domain() == "ai.onnx");
+  CHECK(spelled.opset_import(1).version() == 21);
 }

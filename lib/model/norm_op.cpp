@@ -4,27 +4,16 @@
 
 #include "core/error.h"
 #include "model/node_label.h"
+#include "model/attrs.h"
 
 namespace bnorm {
 
 namespace {
 
-float float_attr(const onnx::AttributeProto& a) {
-  if (a.type() != onnx::AttributeProto::FLOAT && !(a.type() == onnx::AttributeProto::UNDEFINED && a.has_f())) {
-    throw Error(ErrorKind::input, fmt::format("attribute '{}' must be a float", a.name()));
-  }
-  return a.f();
-}
 
-int64_t int_attr(const onnx::AttributeProto& a) {
-  if (a.type() != onnx::AttributeProto::INT && !(a.type() == onnx::AttributeProto::UNDEFINED && a.has_i())) {
-    throw Error(ErrorKind::input, fmt::format("attribute '{}' must be an int", a.name()));
-  }
-  return a.i();
-}
 
 int64_t flag_attr(const onnx::AttributeProto& a) {
-  const int64_t v = int_attr(a);
+  const int64_t v = attr_int(a);
   if (v != 0 && v != 1) throw Error(ErrorKind::input, fmt::format("attribute '{}' must be 0 or 1, not {}", a.name(), v));
   return v;
 }
@@ -94,10 +83,10 @@ NormNode read_norm_node(const onnx::NodeProto& node, int64_t opset) {
     for (const auto& a : node.attribute()) {
       const std::string& name = a.name();
       if (name == "epsilon") {
-        n.epsilon = float_attr(a);
+        n.epsilon = attr_float(a);
         n.epsilon_given = true;
       } else if (bn && name == "momentum") {
-        n.momentum = float_attr(a);
+        n.momentum = attr_float(a);
         n.momentum_given = true;
       } else if (bn && name == "is_test" && n.version < 7) {
         n.is_test = flag_attr(a);

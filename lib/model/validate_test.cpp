@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
-#include "support.h"
+#include "support/cli.h"
 
 using namespace bnorm;
 

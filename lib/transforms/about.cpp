@@ -6,7 +6,7 @@
 
 #include "kernels/isa.h"
 #include "model/model.h"
-#include "transforms/upgrade.h"
+#include "transforms/upgrade/upgrade.h"
 
 namespace bnorm {
 

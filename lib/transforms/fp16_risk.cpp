@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "eval/evaluator.h"
+#include "eval/run/evaluator.h"
 #include "kernels/half.h"
+#include "model/attrs.h"
 #include "model/graph_index.h"
 #include "model/node_label.h"
 #include "model/norm_op.h"
@@ -113,24 +114,19 @@ void check_epsilon(const Site& s, double eps, std::vector<Fp16Risk>& out) {
 
 namespace {
 
-int64_t int_attr(const onnx::NodeProto& n, const std::string& name, int64_t dflt) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.i();
-  return dflt;
-}
 
 // Elements per normalized group (contiguous in X), or 0 when X's shape does
 // not fit the node (the evaluator then refused it already).
 int64_t group_length(const onnx::NodeProto& n, const std::vector<int64_t>& dims) {
   const int64_t rank = static_cast<int64_t>(dims.size());
   if (n.op_type() == "GroupNormalization") {
-    const int64_t groups = int_attr(n, "num_groups", 0);
+    const int64_t groups = attr_int(n, "num_groups", 0);
     if (rank < 2 || groups < 1 || dims[1] % groups != 0) return 0;
     int64_t len = dims[1] / groups;
     for (int64_t i = 2; i < rank; ++i) len *= dims[i];
     return len;
   }
-  int64_t axis = int_attr(n, "axis", -1);
+  int64_t axis = attr_int(n, "axis", -1);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank) return 0;
   int64_t len = 1;

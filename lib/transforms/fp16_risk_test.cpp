@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "eval/test_graph.h"
+#include "support/test_graph.h"
 
 using namespace bnorm;
 using bnorm::test::GraphBuilder;

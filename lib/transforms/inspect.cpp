@@ -3,15 +3,15 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "eval/evaluator.h"
+#include "eval/run/evaluator.h"
 #include "model/graph_index.h"
 #include "model/infer.h"
 #include "model/node_label.h"
 #include "model/norm_op.h"
 #include "model/op_versions.h"
 #include "model/tensor.h"
-#include "transforms/fold_match.h"
-#include "transforms/upgrade_plan.h"
+#include "transforms/fold/bn_match.h"
+#include "transforms/upgrade/plan.h"
 
 namespace bnorm {
 
@@ -249,7 +249,7 @@ ValueReport describe_value(const onnx::ValueInfoProto& v, bool input) {
     }
     const bool named = d.has_dim_param() && !d.dim_param().empty();
     r.dims.push_back(named ? d.dim_param() : "?");
-    // The key random_inputs reads a dim's size by (eval/random_inputs.h).
+    // The key random_inputs reads a dim's size by (eval/run/random_inputs.h).
     if (input) r.dim_options.push_back(fmt::format("--dim {}=N", named ? d.dim_param() : fmt::format("{}[{}]", v.name(), i)));
   }
   return r;

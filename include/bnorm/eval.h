@@ -1,0 +1,42 @@
+// Running a model, and comparing two: `bnorm eval` (docs/cli.md), every op
+// under the semantics of the version the model's opset selects.
+#pragma once
+
+#include <bnorm/model.h>
+#include <bnorm/report.h>
+#include <bnorm/tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bnorm::api {
+
+// The model's graph outputs for `inputs` (by graph input name; every input
+// without an initializer must be given). Throws Error naming the node.
+std::map<std::string, Tensor> run(const Model& model, const std::map<std::string, Tensor>& inputs);
+
+// Seeded random data for every graph input not in `given` (floats uniform in
+// [-1, 1), integers 0..3, bool 0/1), `dims` sizing symbolic dims; the same
+// seed gives the same data as `bnorm eval --random SEED`.
+std::map<std::string, Tensor> make_inputs(const Model& model, uint64_t seed,
+                                          const std::map<std::string, int64_t>& dims = {},
+                                          const std::map<std::string, Tensor>& given = {});
+
+struct CompareRequest {
+  // The inputs both models run on (random from `seed` for those not given).
+  std::map<std::string, Tensor> inputs;
+  uint64_t seed = 0;
+  std::map<std::string, int64_t> dims;
+  bool trace = false;  // every value both compute, and the first divergence
+  std::optional<double> rtol, atol;
+  std::optional<std::string> a, b;  // what the report's "a" and "b" say
+};
+
+// Runs both models on the same inputs and compares their outputs (by name,
+// else position): the bnorm.eval-compare/1 report, exit_code 1 when they differ.
+Report compare(const Model& a, const Model& b, const CompareRequest& request = {});
+
+}  // namespace bnorm::api

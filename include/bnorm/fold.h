@@ -1,0 +1,28 @@
+// Folding inference normalization into the neighbouring Conv,
+// ConvTranspose, Gemm or MatMul: `bnorm fold` (docs/cli.md), in place.
+#pragma once
+
+#include <bnorm/model.h>
+#include <bnorm/report.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace bnorm::api {
+
+struct FoldRequest {
+  bool verify = false;          // prove each fold on seeded random inputs (the report's "verify")
+  uint64_t seed = 0;            // of verify's inputs
+  bool all_norms = false;       // also the affine of LayerNormalization, RMSNormalization, GroupNormalization
+  bool keep_generated = false;  // leave unfolded a node whose weights ConstantOfShape generates
+  // What the report's "input" and "output" say (null when not given).
+  std::optional<std::string> input, output;
+};
+
+// Folds `model` in place and returns the bnorm.fold/1 report ("written" is
+// false: saving is the caller's). exit_code 1 when verify found a fold off
+// (the model is folded all the same; the CLI then writes nothing).
+Report fold(Model& model, const FoldRequest& request = {});
+
+}  // namespace bnorm::api

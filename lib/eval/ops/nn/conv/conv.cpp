@@ -1,0 +1,408 @@
+// Convolutions: Conv and ConvTranspose, 1-D to 3-D, with group, strides,
+// dilations, pads and auto_pad (NOTSET, VALID, SAME_UPPER, SAME_LOWER) and
+// an optional bias; ConvTranspose also output_padding and output_shape.
+//
+//   Conv           X [N, C, D..], W [M, C/group, K..] -> [N, M, O..]
+//                  O = floor((D + pad_begin + pad_end - ((K-1)*dil+1)) / stride) + 1
+//                  SAME_*: O = ceil(D / stride), the total padding split with
+//                  the extra one at the end (UPPER) or the beginning (LOWER).
+//   ConvTranspose  X [N, C, D..], W [C, M/group, K..] -> [N, M, O..]
+//                  O = stride*(D-1) + output_padding + ((K-1)*dil+1) - pad_begin - pad_end
+//                  output_shape (or SAME_*: O = D * stride) fixes O and the
+//                  pads follow from it as the ONNX spec gives.
+// Computed as im2col (col2im) plus one matrix product per image and group
+// (gemm_kernel.h: each output summed in (c, kz, ky, kx) order, products
+// and sums rounded to float, double for double, no fused multiply-add),
+// or, for groups of one input channel (depthwise), by kernels::conv_plane,
+// which gives the same bits directly. Spatial dims are padded to 3 with ones.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include <omp.h>
+
+#include "model/attrs.h"
+#include "eval/ops/math/gemm_kernel.h"
+#include "eval/run/numeric.h"
+#include "eval/run/op.h"
+#include "eval/ops/nn/conv/ops.h"
+#include "kernels/conv_plane.h"
+
+namespace bnorm::eval {
+
+namespace {
+
+constexpr size_t kDims = 3;
+
+// One convolution's spatial geometry, always 3-D (leading dims of 1).
+struct Geometry {
+  int64_t in[kDims], kernel[kDims], out[kDims], stride[kDims], dil[kDims], pad[kDims];
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
+};
+
+struct Attrs {
+  std::vector<int64_t> stride, dil, pad_begin, pad_end, out_pad;
+  std::string auto_pad;
+};
+
+Attrs read_attrs(const onnx::NodeProto& node, size_t nd) {
+  Attrs a;
+  a.stride = attr_ints(node, "strides").value_or(std::vector<int64_t>(nd, 1));
+  a.dil = attr_ints(node, "dilations").value_or(std::vector<int64_t>(nd, 1));
+  a.out_pad = attr_ints(node, "output_padding").value_or(std::vector<int64_t>(nd, 0));
+  const auto pads = attr_ints(node, "pads").value_or(std::vector<int64_t>(2 * nd, 0));
+  a.auto_pad = attr_string(node, "auto_pad", "NOTSET");
+  if (a.stride.size() != nd || a.dil.size() != nd || pads.size() != 2 * nd || a.out_pad.size() != nd) {
+    fail(ErrorKind::input, "strides, dilations, pads or output_padding do not match {} spatial dims", nd);
+  }
+  // Bounded so that every output size below is computed without overflow
+  // (X's and W's dims are bounded by max_tensor_bytes()).
+  constexpr int64_t kMaxAttr = INT32_MAX;
+  auto within = [&](const std::vector<int64_t>& v, int64_t lo) {
+    return std::all_of(v.begin(), v.end(), [&](int64_t x) { return x >= lo && x <= kMaxAttr; });
+  };
+  if (!within(a.stride, 1) || !within(a.dil, 1) || !within(pads, 0) || !within(a.out_pad, 0)) {
+    fail(ErrorKind::input, "strides and dilations must be 1 to {}, pads and output_padding 0 to {}", kMaxAttr,
+         kMaxAttr);
+  }
+  a.pad_begin.assign(pads.begin(), pads.begin() + nd);
+  a.pad_end.assign(pads.begin() + nd, pads.end());
+  if (a.auto_pad == "VALID") {
+    std::fill(a.pad_begin.begin(), a.pad_begin.end(), 0);
+    std::fill(a.pad_end.begin(), a.pad_end.end(), 0);
+  } else if (a.auto_pad != "NOTSET" && a.auto_pad != "SAME_UPPER" && a.auto_pad != "SAME_LOWER") {
+    fail(ErrorKind::input, "auto_pad '{}' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", a.auto_pad);
+  }
+  return a;
+}
+
+void check_ranks(const Tensor& x, const Tensor& w) {
+  if (x.dims.size() < 3 || x.dims.size() > 5 || w.dims.size() != x.dims.size()) {
+    fail(ErrorKind::unsupported, "convolution of X {} with W {}: only 1-D to 3-D convolutions are supported",
+         shape_str(x.dims), shape_str(w.dims));
+  }
+}
+
+void fill_geometry(Geometry& g, const Attrs& a, const Tensor& x, const Tensor& w) {
+  const size_t nd = x.dims.size() - 2, lead = kDims - nd;
+  for (size_t d = 0; d < kDims; ++d) {
+    const bool real = d >= lead;
+    g.in[d] = real ? x.dims[2 + d - lead] : 1;
+    g.kernel[d] = real ? w.dims[2 + d - lead] : 1;
+    g.stride[d] = real ? a.stride[d - lead] : 1;
+    g.dil[d] = real ? a.dil[d - lead] : 1;
+    g.pad[d] = real ? a.pad_begin[d - lead] : 0;
+    g.out[d] = 1;
+  }
+}
+
+// Output positions [lo, hi) along one axis whose input o*stride + off - pad
+// is inside [0, in) (off = k*dil): the rest read the padding.
+void valid_range(int64_t out, int64_t stride, int64_t off, int64_t pad, int64_t in, int64_t& lo, int64_t& hi) {
+  const int64_t first = off >= pad ? 0 : (pad - off + stride - 1) / stride;
+  const int64_t end = in + pad - off;  // o*stride < end
+  hi = std::min(out, end <= 0 ? 0 : (end + stride - 1) / stride);
+  lo = std::min(first, hi);
+}
+
+// One output row's stretch [ox0, ox1) of a row of the im2col matrix: X's
+// input row `src` (null in the padding) read at ox*stride + off - pad.
+template <typename T>
+void im2col_stretch(const T* src, const Geometry& g, int64_t off, int64_t lo, int64_t hi, int64_t ox0, int64_t ox1,
+                    T* dst) {
+  if (!src) {
+    std::fill(dst, dst + (ox1 - ox0), T(0));
+    return;
+  }
+  const int64_t a = std::min(std::max(lo, ox0), ox1), b = std::max(a, std::min(hi, ox1));
+  std::fill(dst, dst + (a - ox0), T(0));
+  const T* from = src + (a * g.stride[2] + off - g.pad[2]);
+  if (g.stride[2] == 1) {
+    std::copy(from, from + (b - a), dst + (a - ox0));
+  } else {
+    for (int64_t ox = a; ox < b; ++ox) dst[ox - ox0] = from[(ox - a) * g.stride[2]];
+  }
+  std::fill(dst + (b - ox0), dst + (ox1 - ox0), T(0));
+}
+
+// Columns [j0, j1) of the im2col matrix, rows j1 - j0 long:
+// col[(c*K + k), p - j0] = X[c, p*stride - pad + k*dil] (0 in the padding).
+template <typename T>
+void im2col(const T* x, int64_t channels, const Geometry& g, int64_t j0, int64_t j1, T* col) {
+  const int64_t ks = g.kernel_size(), width = j1 - j0, ow = g.out[2];
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* xc = x + c * g.in_size();
+    int64_t row = c * ks;
+    for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
+      for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
+        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
+          int64_t lo, hi;
+          valid_range(ow, g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
+          T* dst = col + row * width;
+          for (int64_t j = j0; j < j1;) {
+            const int64_t line = j / ow, ox0 = j % ow, ox1 = std::min(ow, ox0 + (j1 - j));
+            const int64_t iz = line / g.out[1] * g.stride[0] - g.pad[0] + kz * g.dil[0];
+            const int64_t iy = line % g.out[1] * g.stride[1] - g.pad[1] + ky * g.dil[1];
+            // Only rows inside X get a pointer: X may even be empty (null data).
+            const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+            im2col_stretch(inside ? xc + (iz * g.in[1] + iy) * g.in[2] : nullptr, g, kx * g.dil[2], lo, hi, ox0,
+                           ox1, dst);
+            dst += ox1 - ox0;
+            j += ox1 - ox0;
+          }
+        }
+  }
+}
+
+// The transpose of im2col: Y[m, i*stride - pad + k*dil] += col[(m*K + k), i].
+template <typename T>
+void col2im(const T* col, int64_t channels, const Geometry& g, T* y) {
+  const int64_t ks = g.kernel_size(), is = g.in_size();
+  for (int64_t m = 0; m < channels; ++m) {
+    T* ym = y + m * g.out_size();
+    int64_t row = m * ks;
+    for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
+      for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
+        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
+          const T* src = col + row * is;
+          for (int64_t iz = 0; iz < g.in[0]; ++iz) {
+            const int64_t oz = iz * g.stride[0] - g.pad[0] + kz * g.dil[0];
+            for (int64_t iy = 0; iy < g.in[1]; ++iy) {
+              const int64_t oy = iy * g.stride[1] - g.pad[1] + ky * g.dil[1];
+              const bool skip = oz < 0 || oz >= g.out[0] || oy < 0 || oy >= g.out[1];
+              T* dst = skip ? nullptr : ym + (oz * g.out[1] + oy) * g.out[2];
+              for (int64_t ix = 0; ix < g.in[2]; ++ix, ++src) {
+                const int64_t ox = ix * g.stride[2] - g.pad[2] + kx * g.dil[2];
+                if (!skip && ox >= 0 && ox < g.out[2]) dst[ox] += *src;
+              }
+            }
+          }
+        }
+  }
+}
+
+template <typename T>
+void add_bias(T* y, const Tensor* b, int64_t n, int64_t m, int64_t spatial) {
+  if (!b) return;
+  const std::vector<T> vb = load_values<T>(*b);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t c = 0; c < m; ++c) {
+      T* row = y + (i * m + c) * spatial;
+      for (int64_t s = 0; s < spatial; ++s) row[s] += vb[c];
+    }
+}
+
+template <typename T>
+constexpr DType dtype_of() {
+  return std::is_same_v<T, double> ? DType::float64 : DType::float32;
+}
+
+// t's values as T: its own storage when it holds T, else a copy in `keep`.
+template <typename T>
+const T* values_as(const Tensor& t, std::vector<T>& keep) {
+  if (t.dtype == dtype_of<T>()) return t.data<T>();
+  keep = load_values<T>(t);
+  return keep.data();
+}
+
+// How one image and group is computed: the direct kernel when the group
+// has one input channel and the convolution is 1-D or 2-D (same bits as
+// im2col + gemm, kernels/conv_plane.h), X itself as gemm's B for a 1x1
+// kernel without stride or padding, else im2col and one gemm.
+enum class ConvPath { plane, direct, im2col };
+
+// Columns of the im2col matrix made at once: about 256 KiB of floats, in
+// multiples of 128 (whole blocks of gemm's panels), all of them when fewer.
+int64_t im2col_width(int64_t rows, int64_t columns) {
+  const int64_t width = std::max<int64_t>(128, (int64_t{1} << 16) / std::max<int64_t>(rows, 1) / 128 * 128);
+  return std::min(width, columns);
+}
+
+ConvPath conv_path(int64_t cg, const Geometry& g) {
+  if (cg == 1 && g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.pad[0] == 0) return ConvPath::plane;
+  const bool unit = g.kernel_size() == 1 && g.stride[0] * g.stride[1] * g.stride[2] == 1;
+  return unit && g.pad[0] + g.pad[1] + g.pad[2] == 0 ? ConvPath::direct : ConvPath::im2col;
+}
+
+// Below this many multiply-adds a convolution runs on the calling thread.
+constexpr double kParallelWork = 1 << 21;
+
+template <typename T>
+void conv_plane_group(const T* xg, const T* wg, T* yg, int64_t mg, const Geometry& g) {
+  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+  const kernels::ConvPlane p{u(g.in[1]),  u(g.in[2]),  u(g.kernel[1]), u(g.kernel[2]), u(g.out[1]), u(g.out[2]),
+                             u(g.stride[1]), u(g.stride[2]), u(g.dil[1]), u(g.dil[2]), u(g.pad[1]), u(g.pad[2])};
+  for (int64_t j = 0; j < mg; ++j) kernels::conv_plane(xg, wg + j * g.kernel_size(), yg + j * g.out_size(), p);
+}
+
+// One image and group by im2col + gemm (or X itself for `direct`). The
+// im2col matrix is made a stretch of columns at a time, small enough to
+// stay in L2 while the product reads it; stretches go to OpenMP threads,
+// each with its own part of `col` (`col_size` elements). Columns apart,
+// every sum is the same.
+template <typename T>
+void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, const Geometry& g, bool direct,
+                     T* col, int64_t col_size) {
+  const int64_t k = cg * g.kernel_size(), os = g.out_size();
+  if (direct) {
+    gemm<T>(wg, k, xg, os, yg, os, mg, os, k, false);
+    return;
+  }
+  const int64_t width = im2col_width(k, os), stretches = (os + width - 1) / width;
+  const bool parallel = stretches > 1 && static_cast<double>(mg * os) * static_cast<double>(k) >= kParallelWork;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t s = 0; s < stretches; ++s) {
+    T* own = col + omp_get_thread_num() * col_size;
+    const int64_t j0 = s * width, j1 = std::min(os, j0 + width);
+    im2col(xg, cg, g, j0, j1, own);
+    gemm<T>(wg, k, own, j1 - j0, yg + j0, os, mg, j1 - j0, k, false);
+  }
+}
+
+std::vector<int64_t> out_dims(const Tensor& x, int64_t m, const Geometry& g) {
+  std::vector<int64_t> dims{x.dims[0], m};
+  for (size_t d = kDims - (x.dims.size() - 2); d < kDims; ++d) dims.push_back(g.out[d]);
+  return dims;
+}
+
+}  // namespace
+
+Tensors op_conv(const OpContext& ctx) {
+  const Tensor& x = ctx.required(0, "X");
+  const Tensor& w = ctx.required(1, "W");
+  const Tensor* b = ctx.input(2);
+  check_ranks(x, w);
+  const size_t nd = x.dims.size() - 2, lead = kDims - nd;
+  const Attrs a = read_attrs(*ctx.node, nd);
+  const int64_t group = attr_int(*ctx.node, "group", 1);
+  const int64_t n = x.dims[0], c = x.dims[1], m = w.dims[0];
+  if (group <= 0 || c % group || m % group || w.dims[1] != c / group) {
+    fail(ErrorKind::input, "W {} does not match X {} with group {}", shape_str(w.dims), shape_str(x.dims), group);
+  }
+  if (b && (b->dims.size() != 1 || b->dims[0] != m)) fail(ErrorKind::input, "input 'B' has shape {}, expected [{}]", shape_str(b->dims), m);
+  Geometry g;
+  fill_geometry(g, a, x, w);
+  for (size_t d = lead; d < kDims; ++d) {
+    const int64_t span = (g.kernel[d] - 1) * g.dil[d] + 1;
+    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+      g.out[d] = (g.in[d] + g.stride[d] - 1) / g.stride[d];
+      const int64_t total = std::max<int64_t>(0, (g.out[d] - 1) * g.stride[d] + span - g.in[d]);
+      g.pad[d] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    } else {
+      g.out[d] = (g.in[d] + a.pad_begin[d - lead] + a.pad_end[d - lead] - span) / g.stride[d] + 1;
+    }
+    if (g.out[d] <= 0) fail(ErrorKind::input, "the kernel {} is larger than the padded input {}", shape_str(w.dims), shape_str(x.dims));
+  }
+  // First at one byte an element: out_size() and the offsets below cannot overflow.
+  const std::vector<int64_t> ydims = out_dims(x, m, g);
+  checked_buffer_numel(ydims, 1, "the output of Conv");
+  const int64_t cg = c / group, mg = m / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
+  Tensors out(1);
+  out[0] = Tensor(x.dtype, ydims);
+  with_float_type(x.dtype, "input 'X'", [&](auto tag) {
+    using T = decltype(tag);
+    const bool own = x.dtype == dtype_of<T>();
+    std::vector<T> kx, kw, ky;
+    if (!own) ky.resize(static_cast<size_t>(out[0].numel()));
+    T* y = own ? out[0].data<T>() : ky.data();
+    const T* vx = values_as<T>(x, kx);
+    const T* vw = values_as<T>(w, kw);
+    // Uninitialized: im2col writes every element. One part per thread.
+    const ConvPath path = conv_path(cg, g);
+    const int64_t col_size =
+        path != ConvPath::im2col
+            ? 0
+            : checked_buffer_numel({cg, ks, im2col_width(cg * ks, os)}, sizeof(T), "Conv's im2col buffer");
+    const int64_t threads = omp_get_max_threads();
+    std::unique_ptr<T[]> col(col_size ? new T[static_cast<size_t>(checked_buffer_numel(
+                                            {threads, col_size}, sizeof(T), "Conv's im2col buffers"))]
+                                      : nullptr);
+    if (path == ConvPath::plane) {
+      // Images and groups (depthwise: one channel each) to OpenMP threads.
+      const bool parallel = n * group > 1 && static_cast<double>(n * m * os) * static_cast<double>(ks) >= kParallelWork;
+#pragma omp parallel for schedule(static) if (parallel)
+      for (int64_t t = 0; t < n * group; ++t) {
+        const int64_t i = t / group, gi = t % group;
+        conv_plane_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, mg, g);
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t gi = 0; gi < group; ++gi) {
+          conv_gemm_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, cg, mg, g,
+                          path == ConvPath::direct, col.get(), col_size);
+        }
+    }
+    add_bias(y, b, n, m, os);
+    if (!own) store_values(out[0], y);
+    return 0;
+  });
+  return out;
+}
+
+Tensors op_conv_transpose(const OpContext& ctx) {
+  const Tensor& x = ctx.required(0, "X");
+  const Tensor& w = ctx.required(1, "W");
+  const Tensor* b = ctx.input(2);
+  check_ranks(x, w);
+  const size_t nd = x.dims.size() - 2, lead = kDims - nd;
+  const Attrs a = read_attrs(*ctx.node, nd);
+  const int64_t group = attr_int(*ctx.node, "group", 1);
+  const int64_t n = x.dims[0], c = x.dims[1];
+  if (group <= 0 || c % group || w.dims[0] != c) {
+    fail(ErrorKind::input, "W {} does not match X {} with group {}", shape_str(w.dims), shape_str(x.dims), group);
+  }
+  const int64_t mg = w.dims[1], m = mg * group;
+  if (b && (b->dims.size() != 1 || b->dims[0] != m)) fail(ErrorKind::input, "input 'B' has shape {}, expected [{}]", shape_str(b->dims), m);
+  Geometry g;
+  fill_geometry(g, a, x, w);
+  auto shape = attr_ints(*ctx.node, "output_shape");
+  if (shape && shape->size() > nd) shape->erase(shape->begin(), shape->end() - nd);
+  if (shape && shape->size() != nd) fail(ErrorKind::input, "output_shape {} does not have {} dims", shape_str(*shape), nd);
+  const bool same = a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER";
+  for (size_t d = lead; d < kDims; ++d) {
+    const int64_t full = g.stride[d] * (g.in[d] - 1) + a.out_pad[d - lead] + (g.kernel[d] - 1) * g.dil[d] + 1;
+    if (shape || same) {
+      g.out[d] = shape ? (*shape)[d - lead] : g.in[d] * g.stride[d];
+      // May be negative (output_shape larger than the full output): floor
+      // division then puts the extra rows at the end, as ONNX does.
+      const int64_t total = full - g.out[d];
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      g.pad[d] = a.auto_pad == "SAME_UPPER" ? half : total - half;
+    } else {
+      g.out[d] = full - a.pad_begin[d - lead] - a.pad_end[d - lead];
+    }
+    if (g.out[d] <= 0) fail(ErrorKind::input, "the output of ConvTranspose would be empty");
+  }
+  // First at one byte an element: out_size() and the offsets below cannot overflow.
+  const std::vector<int64_t> ydims = out_dims(x, m, g);
+  checked_buffer_numel(ydims, 1, "the output of ConvTranspose");
+  const int64_t cg = c / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
+  Tensors out(1);
+  with_float_type(x.dtype, "input 'X'", [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> y(static_cast<size_t>(checked_buffer_numel(ydims, sizeof(T), "the output of ConvTranspose")),
+                     T(0));
+    std::vector<T> col(static_cast<size_t>(checked_buffer_numel({mg, ks, is}, sizeof(T), "ConvTranspose's col buffer")));
+    const std::vector<T> vx = load_values<T>(x), vw = load_values<T>(w);
+    std::vector<T> wt(static_cast<size_t>(mg * ks * cg));
+    for (int64_t gi = 0; gi < group; ++gi) {
+      // W's group block is [cg, mg*K]; the product needs its transpose.
+      const T* wg = vw.data() + gi * cg * mg * ks;
+      for (int64_t r = 0; r < cg; ++r)
+        for (int64_t q = 0; q < mg * ks; ++q) wt[q * cg + r] = wg[r * mg * ks + q];
+      for (int64_t i = 0; i < n; ++i) {
+        gemm<T>(wt.data(), cg, vx.data() + (i * c + gi * cg) * is, is, col.data(), is, mg * ks, is, cg, false);
+        col2im(col.data(), mg, g, y.data() + (i * m + gi * mg) * os);
+      }
+    }
+    add_bias(y.data(), b, n, m, os);
+    out[0] = make_tensor(x.dtype, ydims, y);
+    return 0;
+  });
+  return out;
+}
+
+}  // namespace bnorm::eval

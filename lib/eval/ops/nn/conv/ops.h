@@ -1,0 +1,11 @@
+// The op functions of convolution (one per behaviour; their versions are the rows of register.cpp).
+#pragma once
+
+#include "eval/run/op.h"
+
+namespace bnorm::eval {
+
+Tensors op_conv(const OpContext& ctx);
+Tensors op_conv_transpose(const OpContext& ctx);
+
+}  // namespace bnorm::eval

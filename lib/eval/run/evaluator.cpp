@@ -1,0 +1,596 @@
+// The graph executor: plans a graph (topological order, use counts,
+// fusions), then runs it node by node through the op table. See
+// evaluator.h for the contract. Values are tensors, sequences or optionals
+// (eval::Value); ops see tensors through OpContext::inputs and the others
+// through OpContext::values. Subgraphs run in a scope whose outer scope is
+// their node's: If's branches through run_subgraph, Loop/Scan/SequenceMap
+// bodies through OpContext::subgraph (planned once, run per iteration with
+// a fresh scope, so memory does not grow with the iteration count).
+#include "eval/run/evaluator.h"
+
+#include <fmt/format.h>
+
+
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "core/progress.h"
+#include "eval/ops/activation/activation.h"
+#include "eval/run/op.h"
+#include "model/graph_order.h"
+#include "model/node_label.h"
+#include "model/op_versions.h"
+#include "model/norm_op.h"
+#include "model/tensor_proto.h"
+
+namespace bnorm {
+
+namespace {
+
+using eval::Activation;
+using eval::OpContext;
+using eval::Tensors;
+using eval::Value;
+using Values = std::vector<Value>;
+
+// The values one graph sees: its own, then its enclosing graphs'.
+// Values by name, one scope per graph run. Initializers are decoded on
+// first use (find), not up front, and released after their last use like
+// every other value: at most the weights in use are decoded at once.
+struct Env {
+  mutable std::unordered_map<std::string, Value> values;
+  mutable std::unordered_map<std::string, const onnx::TensorProto*> lazy;  // initializers not decoded yet
+  const std::filesystem::path* dir = nullptr;  // of the model: external data
+  const Env* outer = nullptr;
+
+  // Whether `name` is a value here or in an outer scope (decodes nothing).
+  bool has(const std::string& name) const {
+    for (const Env* e = this; e; e = e->outer) {
+      if (e->values.count(name) || e->lazy.count(name)) return true;
+    }
+    return false;
+  }
+  const Value* find(const std::string& name) const {
+    for (const Env* e = this; e; e = e->outer) {
+      auto it = e->values.find(name);
+      if (it != e->values.end()) return &it->second;
+      auto lz = e->lazy.find(name);
+      if (lz != e->lazy.end()) {
+        Value v = Value::of(decode_tensor(*lz->second, *e->dir));
+        e->lazy.erase(lz);
+        return &e->values.emplace(name, std::move(v)).first->second;
+      }
+    }
+    return nullptr;
+  }
+  void release(const std::string& name) {
+    values.erase(name);
+    lazy.erase(name);
+  }
+  const Tensor* find_tensor(const std::string& name) const {
+    const Value* v = find(name);
+    return v && v->is_tensor() ? &v->tensor : nullptr;
+  }
+};
+
+// "a sequence" for a declared type (sequence_type, optional_type, ...).
+std::string declared_kind(const onnx::TypeProto& t) {
+  if (t.has_sequence_type()) return "a sequence";
+  if (t.has_optional_type()) return "an optional";
+  if (t.has_tensor_type()) return "a tensor";
+  return "a value of another kind";
+}
+
+// A given input against a declared non-tensor type: the kinds must agree
+// (a tensor or sequence given for a declared optional is taken as a
+// non-empty optional), and so must a declared sequence's element type.
+void check_value_input(const onnx::ValueInfoProto& vi, Value& v) {
+  const auto& t = vi.type();
+  if (t.has_optional_type() && v.kind != Value::Kind::optional) v = Value::some(std::move(v));
+  const bool ok = t.has_sequence_type()   ? v.kind == Value::Kind::sequence
+                  : t.has_optional_type() ? v.kind == Value::Kind::optional
+                                          : v.is_tensor();
+  if (!ok) throw Error(ErrorKind::usage, fmt::format("input '{}' is {}, the model declares {}", vi.name(), v.describe(), declared_kind(t)));
+  if (!t.has_sequence_type() || !t.sequence_type().elem_type().has_tensor_type()) return;
+  const auto want = static_cast<DType>(t.sequence_type().elem_type().tensor_type().elem_type());
+  for (const Tensor& item : v.items) {
+    if (want != DType::undefined && item.dtype != want) {
+      throw Error(ErrorKind::usage, fmt::format("input '{}' holds a tensor of type {}, the model declares a sequence of {}",
+                                                vi.name(), dtype_name(item.dtype), dtype_name(want)));
+    }
+  }
+}
+
+std::string declared_shape(const onnx::TensorShapeProto& s) {
+  std::string out = "[";
+  for (int i = 0; i < s.dim_size(); ++i) {
+    const auto& d = s.dim(i);
+    if (i) out += ", ";
+    out += d.has_dim_value() ? std::to_string(d.dim_value()) : d.has_dim_param() ? d.dim_param() : "?";
+  }
+  return out + "]";
+}
+
+void check_input(const onnx::ValueInfoProto& vi, const Tensor& t, bool shapes) {
+  if (!vi.type().has_tensor_type()) return;
+  const auto& tt = vi.type().tensor_type();
+  if (tt.elem_type() != 0 && tt.elem_type() != static_cast<int32_t>(t.dtype)) {
+    throw Error(ErrorKind::usage, fmt::format("input '{}' has type {}, the model declares {}", vi.name(),
+                                              dtype_name(t.dtype), dtype_name(static_cast<DType>(tt.elem_type()))));
+  }
+  if (!shapes || !tt.has_shape()) return;
+  const auto& s = tt.shape();
+  bool ok = s.dim_size() == static_cast<int>(t.dims.size());
+  for (int i = 0; ok && i < s.dim_size(); ++i) {
+    if (s.dim(i).has_dim_value() && s.dim(i).dim_value() != t.dims[i]) ok = false;
+  }
+  if (!ok) {
+    throw Error(ErrorKind::usage, fmt::format("input '{}' has shape {}, the model declares {}", vi.name(),
+                                              shape_str(t.dims), declared_shape(s)));
+  }
+}
+
+class Runner {
+ public:
+  Runner(const Model& model, const EvalOptions& options)
+      : options_(options), opset_(default_opset(model.proto)), dir_(model.dir()), main_(&model.proto.graph()) {}
+
+  // Every node of `g` (subgraphs included) must resolve to an implemented
+  // schema version. Every problem is gathered and reported in one Error:
+  // per op and version, how many nodes and the first few labels.
+  void check_supported(const onnx::GraphProto& g) const {
+    std::map<std::string, std::vector<const onnx::NodeProto*>> nodes;  // problem: its nodes
+    std::map<std::string, std::vector<std::string>> labels;            // problem: their labels
+    collect_unsupported(g, "", nodes, labels);
+    if (labels.empty()) return;
+    if (labels.size() == 1 && labels.begin()->second.size() == 1) {
+      const onnx::NodeProto& n = *nodes.begin()->second.front();
+      Error e(ErrorKind::unsupported, labels.begin()->first);
+      e.at_node(n.name().empty() ? labels.begin()->second.front() : n.name(), n.op_type(),
+                op_version_at(n.op_type(), opset_));
+      throw e;
+    }
+    std::vector<std::string> parts;
+    for (const auto& [what, ls] : labels) {
+      std::vector<std::string> shown(ls.begin(), ls.begin() + std::min<size_t>(ls.size(), 3));
+      parts.push_back(fmt::format("{} ({} node{}: {}{})", what, ls.size(), ls.size() == 1 ? "" : "s",
+                                  fmt::join(shown, ", "), ls.size() > 3 ? ", ..." : ""));
+    }
+    throw Error(ErrorKind::unsupported,
+                fmt::format("{} kinds of node cannot run: {}", parts.size(), fmt::join(parts, "; ")));
+  }
+
+  void collect_unsupported(const onnx::GraphProto& g, const std::string& path,
+                           std::map<std::string, std::vector<const onnx::NodeProto*>>& nodes,
+                           std::map<std::string, std::vector<std::string>>& labels) const {
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto& n = g.node(i);
+      const std::string problem = unsupported_reason(n);
+      if (!problem.empty()) {
+        nodes[problem].push_back(&n);
+        labels[problem].push_back(node_label(g, i, path));
+      }
+      for (const auto& a : n.attribute()) {
+        const std::string sub = path + node_label(g, i, "") + "/" + a.name() + "/";
+        if (a.has_g()) collect_unsupported(a.g(), sub, nodes, labels);
+        for (const auto& sg : a.graphs()) collect_unsupported(sg, sub, nodes, labels);
+      }
+    }
+  }
+
+  // Why bnorm eval cannot run `n`, or "" when it can.
+  std::string unsupported_reason(const onnx::NodeProto& n) const {
+    if (!is_default_domain(n.domain())) {
+      return fmt::format("op '{}.{}' is not supported by bnorm eval (domain '{}')", n.domain(), n.op_type(),
+                         n.domain());
+    }
+    const ResolvedOp r = resolve_op(n.op_type(), opset_);
+    if (!r.known) return fmt::format("op '{}' is not an ONNX op", n.op_type());
+    if (!r.version) return fmt::format("op '{}' does not exist at opset {}: {}", n.op_type(), opset_, r.why_not);
+    if (eval::find_op(n.op_type(), r.version)) return {};
+    if (const char* why = eval::refusal_reason(n.op_type())) {
+      return fmt::format("op '{}' is not supported by bnorm eval: {}", n.op_type(), why);
+    }
+    if (eval::implements_op(n.op_type())) {
+      return fmt::format("{}-{} is not implemented by bnorm eval ({})", n.op_type(), r.version,
+                         eval::implemented_versions(n.op_type()));
+    }
+    return fmt::format("op '{}' is not supported by bnorm eval", n.op_type());
+  }
+
+  // Registers `g`'s initializers in `env`, to be decoded on first use
+  // (a given input of the same name takes precedence).
+  void add_initializers(const onnx::GraphProto& g, Env& env) const {
+    env.dir = &dir_;
+    for (const auto& t : g.initializer()) {
+      if (!env.values.count(t.name())) env.lazy.emplace(t.name(), &t);
+    }
+  }
+
+  // Runs `g` in `env` (which already holds its inputs) and returns `wanted`.
+  Values run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted);
+
+  struct Plan {
+    std::vector<int> order;
+    std::vector<std::vector<std::string>> reads;
+    std::unordered_map<std::string, int> uses;
+    std::vector<int> fused_with;  // activation node index, or -1
+  };
+
+  Plan plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const;
+  // Runs planned `g` in `env`; `p` is left as it was (a body runs it again).
+  Values run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, const std::vector<std::string>& wanted,
+                     const std::set<std::string>& pinned);
+
+ private:
+
+  // The node's schema version (check_supported has refused every node
+  // without one before anything runs).
+  int op_version(const onnx::NodeProto& n) const {
+    const int v = resolve_op(n.op_type(), opset_).version;
+    if (!v) fail(ErrorKind::input, "op '{}' does not exist at opset {}", n.op_type(), opset_);
+    return v;
+  }
+
+  // Runs node i (and its fused activation); true when it ran fused.
+  bool run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env);
+
+  // Reports node k's tensor outputs to options_.on_value (main graph only).
+  void observe(const onnx::GraphProto& g, int k, const Env& env) const;
+
+  const EvalOptions& options_;
+  int64_t opset_;
+  std::filesystem::path dir_;
+  const onnx::GraphProto* main_;
+};
+
+void Runner::observe(const onnx::GraphProto& g, int k, const Env& env) const {
+  if (!options_.on_value || &g != main_) return;
+  for (const auto& o : g.node(k).output()) {
+    auto it = o.empty() ? env.values.end() : env.values.find(o);
+    if (it != env.values.end() && it->second.is_tensor()) options_.on_value(o, node_label(g, k), it->second.tensor);
+  }
+}
+
+Runner::Plan Runner::plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const {
+  const int count = g.node_size();
+  Plan p;
+  p.reads.resize(count);
+  p.fused_with.assign(count, -1);
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < count; ++i) {
+    for (const auto& o : g.node(i).output()) {
+      if (!o.empty()) producer[o] = i;
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    const auto& n = g.node(i);
+    p.reads[i] = node_reads(n);
+    for (const auto& r : p.reads[i]) {
+      ++p.uses[r];
+      if (!producer.count(r) && !env.has(r)) {
+        Error e(ErrorKind::input, fmt::format("input '{}' names no value of the graph", r));
+        e.at_node(node_label(g, i), n.op_type());
+        throw e;
+      }
+    }
+  }
+  p.order = topological_order(g, p.reads);
+  // An observer sees every node's output, so nothing is fused away.
+  if (!options_.fuse_activations || options_.on_value) return p;
+  for (int i = 0; i < count; ++i) {
+    const auto& n = g.node(i);
+    if (!is_norm_node(n) || n.output_size() == 0 || n.output(0).empty()) continue;
+    const std::string& y = n.output(0);
+    if (p.uses[y] != 1 || pinned.count(y)) continue;
+    for (int j = 0; j < count; ++j) {
+      const auto& a = g.node(j);
+      const bool reads_y = std::find(p.reads[j].begin(), p.reads[j].end(), y) != p.reads[j].end();
+      if (!reads_y) continue;
+      const bool only_as_x = a.input_size() > 0 && a.input(0) == y &&
+                             std::count(a.input().begin(), a.input().end(), y) == 1;
+      if (is_default_domain(a.domain()) && eval::is_activation_op(a.op_type()) && only_as_x &&
+          a.output_size() > 0 && !a.output(0).empty()) {
+        p.fused_with[i] = j;
+      }
+      break;
+    }
+  }
+  return p;
+}
+
+// A Loop/Scan/SequenceMap body: its initializers decoded once into a
+// scope between the node's and each run's, its plan made on the first run.
+class Body final : public eval::Subgraph {
+ public:
+  Body(Runner& runner, const onnx::GraphProto& g, const Env& outer, std::string path)
+      : runner_(runner), g_(g), path_(std::move(path)) {
+    init_.outer = &outer;
+    runner_.add_initializers(g_, init_);
+    for (const auto& o : g_.output()) wanted_.push_back(o.name());
+    pinned_.insert(wanted_.begin(), wanted_.end());
+  }
+
+  int input_count() const override { return g_.input_size(); }
+  int output_count() const override { return g_.output_size(); }
+
+  Values run(Values inputs, const std::string& where) override {
+    try {
+      if (static_cast<int>(inputs.size()) != g_.input_size()) {
+        fail(ErrorKind::input, "the body declares {} inputs, {} are bound", g_.input_size(), inputs.size());
+      }
+      Env env;
+      env.outer = &init_;
+      for (int i = 0; i < g_.input_size(); ++i) {
+        const auto& vi = g_.input(i);
+        if (vi.name().empty()) continue;
+        Value v = std::move(inputs[i]);
+        if (vi.type().has_optional_type() && v.kind != Value::Kind::optional) v = Value::some(std::move(v));
+        env.values[vi.name()] = std::move(v);
+      }
+      if (!plan_) plan_ = std::make_unique<Runner::Plan>(runner_.plan(g_, env, pinned_));
+      return runner_.run_planned(g_, *plan_, env, wanted_, pinned_);
+    } catch (Error& e) {
+      e.context(fmt::format("in '{}'{}{}", path_, where.empty() ? "" : ", ", where));
+      throw;
+    }
+  }
+
+ private:
+  Runner& runner_;
+  const onnx::GraphProto& g_;
+  std::string path_;
+  Env init_;
+  std::vector<std::string> wanted_;
+  std::set<std::string> pinned_;
+  std::unique_ptr<Runner::Plan> plan_;
+};
+
+// The name of `n`'s graph attribute that holds `sub`, for paths.
+std::string attr_holding(const onnx::NodeProto& n, const onnx::GraphProto& sub) {
+  for (const auto& a : n.attribute()) {
+    if (a.has_g() && &a.g() == &sub) return a.name();
+    for (const auto& sg : a.graphs()) {
+      if (&sg == &sub) return a.name();
+    }
+  }
+  return "subgraph";
+}
+
+// If's branch outputs as the node's outputs: tensors returned, sequences
+// and optionals (If-13+ / If-16+) put in `value_outs` at their position.
+Tensors branch_outputs(Values vals, int version, std::vector<std::optional<Value>>& value_outs) {
+  Tensors out(vals.size());
+  for (size_t k = 0; k < vals.size(); ++k) {
+    Value& v = vals[k];
+    if (v.is_tensor()) {
+      out[k] = std::move(v.tensor);
+      continue;
+    }
+    const bool optional = v.kind == Value::Kind::optional;
+    if (version < 13 || (optional && version < 16)) {
+      fail(ErrorKind::input, "branch output {} is {}; If-{} returns {}", k, v.describe(), version,
+           version < 13 ? "tensors only" : "tensors or sequences");
+    }
+    if (k < value_outs.size()) value_outs[k] = std::move(v);
+  }
+  return out;
+}
+
+bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env) {
+  const auto& n = g.node(i);
+  OpContext ctx;
+  ctx.node = &n;
+  ctx.opset = opset_;
+  ctx.model_dir = dir_;
+  std::vector<std::optional<Value>> value_outs(n.output_size());
+  ctx.value_outputs = &value_outs;
+  try {
+    ctx.version = op_version(n);
+    const bool takes_values = eval::takes_values(n.op_type());
+    for (const auto& name : n.input()) {
+      const Value* v = name.empty() ? nullptr : env.find(name);
+      if (!name.empty() && !v) fail(ErrorKind::input, "input '{}' has no value", name);
+      if (v && !v->is_tensor() && !takes_values) {
+        fail(ErrorKind::input, "input '{}' is {}; {} takes tensors", name, v->describe(), n.op_type());
+      }
+      ctx.values.push_back(v);
+      ctx.inputs.push_back(v && v->is_tensor() ? &v->tensor : nullptr);
+    }
+    ctx.run_subgraph = [this, &env, &g, i, &ctx, &value_outs](const onnx::GraphProto& sub) {
+      Env inner;
+      inner.outer = &env;
+      add_initializers(sub, inner);
+      std::vector<std::string> outs;
+      for (const auto& o : sub.output()) outs.push_back(o.name());
+      Values vals;
+      try {
+        vals = run_graph(sub, inner, outs);
+      } catch (Error& e) {
+        e.context(fmt::format("in '{}/{}'", node_label(g, i, ""), attr_holding(g.node(i), sub)));
+        throw;
+      }
+      return branch_outputs(std::move(vals), ctx.version, value_outs);
+    };
+    ctx.subgraph = [this, &env, &g, i](const onnx::GraphProto& sub, const std::string& attr) {
+      return std::unique_ptr<eval::Subgraph>(new Body(*this, sub, env, node_label(g, i, "") + "/" + attr));
+    };
+    // Fuse only when the activation's other inputs (Clip's bounds) exist now.
+    Activation act;
+    const int j = p.fused_with[i];
+    if (j >= 0) {
+      const auto& a = g.node(j);
+      std::vector<const Tensor*> a_inputs{nullptr};
+      bool ready = true;
+      for (int k = 1; k < a.input_size(); ++k) {
+        const Tensor* t = a.input(k).empty() ? nullptr : env.find_tensor(a.input(k));
+        ready = ready && (a.input(k).empty() || t);
+        a_inputs.push_back(t);
+      }
+      if (ready) {
+        act = eval::read_activation(a, op_version(a), a_inputs);
+        ctx.fused = &act;
+      }
+    }
+    const eval::OpFn fn = eval::find_op(n.op_type(), ctx.version);
+    if (!fn) fail(ErrorKind::unsupported, "{}-{} is not implemented", n.op_type(), ctx.version);
+    Tensors out;
+    if (n.op_type() == "Identity" && ctx.value(0) && !ctx.value(0)->is_tensor()) {
+      value_outs.at(0) = eval::identity_value(ctx);
+    } else {
+      out = fn(ctx);
+    }
+    for (int k = 0; k < n.output_size(); ++k) {
+      std::string name = n.output(k);
+      if (name.empty()) continue;
+      if (value_outs[k]) {
+        env.values[name] = std::move(*value_outs[k]);
+        continue;
+      }
+      if (k >= static_cast<int>(out.size()) || out[k].dtype == DType::undefined) {
+        fail(ErrorKind::unsupported, "output {} ('{}') is not computed", k, name);
+      }
+      if (k == 0 && ctx.fused) name = g.node(j).output(0);
+      out[k].name = name;
+      env.values[name] = Value::of(std::move(out[k]));
+    }
+    return ctx.fused != nullptr;
+  } catch (Error& e) {
+    e.at_node(node_label(g, i), n.op_type(), ctx.version);
+    throw;
+  }
+}
+
+Values Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted) {
+  check_supported(g);
+  const std::set<std::string> pinned(wanted.begin(), wanted.end());
+  const Plan p = plan(g, env, pinned);
+  return run_planned(g, p, env, wanted, pinned);
+}
+
+Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, const std::vector<std::string>& wanted,
+                           const std::set<std::string>& pinned) {
+  std::unordered_map<std::string, int> uses = p.uses;
+  std::vector<bool> done(g.node_size(), false);
+  auto release = [&](int i) {
+    for (const auto& r : p.reads[i]) {
+      if (--uses[r] == 0 && !pinned.count(r)) env.release(r);
+    }
+  };
+  // The main graph's nodes are a progress phase, and each is logged with
+  // its time at -vv (trace).
+  const bool top = &g == main_;
+  std::optional<progress::Phase> phase;
+  if (top) phase.emplace("evaluating", static_cast<uint64_t>(p.order.size()), progress::Unit::nodes);
+  const bool trace = top && log().should_log(spdlog::level::trace);
+  for (int i : p.order) {
+    if (done[i]) continue;
+    const Stopwatch took;
+    const bool fused = run_node(g, p, i, env);
+    if (top) phase->advance(fused ? 2 : 1);
+    if (trace) {
+      log().trace("node {}/{} {}{}: {:.3f} ms", i + 1, g.node_size(), node_label(g, i),
+                  fused ? " (fused with " + node_label(g, p.fused_with[i]) + ")" : "", took.ms());
+    }
+    done[i] = true;
+    observe(g, i, env);
+    if (options_.stats) {
+      ++options_.stats->nodes_run;
+      options_.stats->fused += fused;
+    }
+    const int j = p.fused_with[i];
+    release(i);
+    if (fused) {
+      done[j] = true;
+      release(j);
+    }
+    // Outputs nobody reads are dropped at once.
+    for (int k : {i, fused ? j : -1}) {
+      if (k < 0) continue;
+      for (const auto& o : g.node(k).output()) {
+        if (!o.empty() && !p.uses.count(o) && !pinned.count(o)) env.release(o);
+      }
+    }
+  }
+  Values out;
+  for (const auto& w : wanted) {
+    auto it = env.values.find(w);
+    if (it != env.values.end()) {
+      out.push_back(std::move(it->second));
+      env.values.erase(it);
+      continue;
+    }
+    const Value* v = env.find(w);
+    if (!v) fail(ErrorKind::input, "value '{}' is not computed by the graph", w);
+    out.push_back(*v);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool eval_supports(const std::string& op_type, int64_t opset) {
+  const int v = resolve_op(op_type, opset).version;
+  return v && eval::find_op(op_type, v) != nullptr;
+}
+
+std::map<std::string, eval::Value> evaluate_values(const Model& model, const std::map<std::string, eval::Value>& inputs,
+                                                   const EvalOptions& options) {
+  const onnx::GraphProto& g = model.proto.graph();
+  Runner runner(model, options);
+  runner.check_supported(g);
+  std::unordered_set<std::string> initializers;
+  for (const auto& t : g.initializer()) initializers.insert(t.name());
+  std::unordered_set<std::string> declared;
+  Env env;
+  for (const auto& vi : g.input()) {
+    declared.insert(vi.name());
+    auto it = inputs.find(vi.name());
+    if (it == inputs.end()) {
+      if (!initializers.count(vi.name())) fail(ErrorKind::usage, "missing input '{}'", vi.name());
+      continue;
+    }
+    Value v = it->second;
+    if (vi.type().has_tensor_type() && v.is_tensor()) {
+      check_input(vi, v.tensor, options.check_input_shapes);
+    } else if (vi.has_type()) {
+      check_value_input(vi, v);
+    }
+    env.values[vi.name()] = std::move(v);
+  }
+  for (const auto& [name, v] : inputs) {
+    if (!declared.count(name)) fail(ErrorKind::usage, "'{}' is not an input of the model", name);
+  }
+  runner.add_initializers(g, env);
+  std::vector<std::string> wanted = options.outputs;
+  if (wanted.empty()) {
+    for (const auto& o : g.output()) wanted.push_back(o.name());
+  }
+  const Stopwatch took;
+  Values values = runner.run_graph(g, env, wanted);
+  log().debug("evaluated {} nodes of {} ({:.1f} ms)", g.node_size(), model.path.string(), took.ms());
+  std::map<std::string, Value> out;
+  for (size_t i = 0; i < wanted.size(); ++i) out[wanted[i]] = std::move(values[i]);
+  return out;
+}
+
+std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::string, Tensor>& inputs,
+                                       const EvalOptions& options) {
+  std::map<std::string, Value> given;
+  for (const auto& [name, t] : inputs) given.emplace(name, Value::of(t));
+  std::map<std::string, Value> values = evaluate_values(model, given, options);
+  std::map<std::string, Tensor> out;
+  for (auto& [name, v] : values) {
+    if (!v.is_tensor()) {
+      fail(ErrorKind::unsupported, "output '{}' is {}; only tensors can be returned here", name, v.describe());
+    }
+    out[name] = std::move(v.tensor);
+  }
+  return out;
+}
+
+}  // namespace bnorm

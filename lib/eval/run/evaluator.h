@@ -1,0 +1,82 @@
+// The reference evaluator: runs an ONNX model's main graph on CPU and returns
+// its outputs, for checking that a transform changed nothing (fold, upgrade)
+// and for `bnorm eval`.
+//
+// Contract:
+// - Nodes run in a topological order of the graph (a cycle, or an input that
+//   names no value, is Error(input) naming the node).
+// - Initializers are values; a graph input with the same name as an
+//   initializer overrides it when the caller provides it.
+// - Every graph input without an initializer must be provided (Error(usage)
+//   naming it); provided inputs are checked against the declared element
+//   type, rank and known dims (symbolic dims match anything).
+// - Each node runs under the semantics of its schema version: the newest
+//   version of the op not above the model's default opset, from bnorm's own
+//   version table (model/op_versions.h, opsets 1 to 28).
+// - Before anything runs, every node whose op, domain or resolved version
+//   bnorm does not implement is gathered into one Error(unsupported) that
+//   names each op and version with its node count and first labels. No node
+//   ever runs under another version's semantics.
+// - Values are freed once their last consumer has run.
+// - EvalOptions::on_value, when set, sees every tensor a node of the main
+//   graph produces, right after the node runs (before it may be freed), in
+//   the order the nodes run; normalization/activation fusion is then off,
+//   so every node's output exists to be seen.
+// - A BatchNormalization/InstanceNormalization whose Y feeds exactly one
+//   activation node (and is no graph output) runs fused with it in one pass;
+//   float and double results are bitwise those of the unfused pair.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "eval/run/op.h"
+#include "model/model.h"
+#include "model/tensor.h"
+
+namespace bnorm {
+
+// What a run did, for tests and reports.
+struct EvalStats {
+  int nodes_run = 0;  // op calls (a fused pair counts once)
+  int fused = 0;      // normalization nodes run fused with their activation
+};
+
+struct EvalOptions {
+  // Fuse a normalization node with its single activation consumer.
+  bool fuse_activations = true;
+  // Check given inputs' shapes against the declared ones (rank and known
+  // dims). Types are always checked. Off for conformance folders, whose
+  // data sometimes disagree with the declared shapes.
+  bool check_input_shapes = true;
+  // Values to return instead of the graph outputs (any value of the main
+  // graph: node outputs, initializers, inputs). Empty: the graph outputs.
+  std::vector<std::string> outputs;
+  // When set, filled in (subgraph runs included).
+  EvalStats* stats = nullptr;
+  // When set, called with (value name, producer node label as
+  // node_label(graph, index), tensor) for each tensor output of each node
+  // of the main graph as it is produced (sequences and optionals are not
+  // reported; subgraph values neither). The tensor is only valid during the
+  // call: copy what must outlive it. An exception thrown here ends the run.
+  std::function<void(const std::string&, const std::string&, const Tensor&)> on_value;
+};
+
+// Runs `model` on `inputs` (keyed by graph input name) and returns the
+// requested values keyed by name. Errors carry the node they happened at.
+std::map<std::string, Tensor> evaluate(const Model& model, const std::map<std::string, Tensor>& inputs,
+                                       const EvalOptions& options = {});
+
+// evaluate() for models whose inputs or outputs may be sequences or
+// optionals (same contract): a given tensor or
+// sequence for an input declared optional is taken as a non-empty optional.
+std::map<std::string, eval::Value> evaluate_values(const Model& model, const std::map<std::string, eval::Value>& inputs,
+                                                   const EvalOptions& options = {});
+
+// True when the evaluator implements `op_type` (default domain) at the
+// schema version in force at `opset`.
+bool eval_supports(const std::string& op_type, int64_t opset);
+
+}  // namespace bnorm

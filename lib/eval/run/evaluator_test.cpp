@@ -1,0 +1,367 @@
+// The executor: order, scopes, inputs, fusion and the errors it reports.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <random>
+
+#include "core/error.h"
+#include "eval/run/evaluator.h"
+#include "support/test_graph.h"
+
+namespace {
+
+using bnorm::DType;
+using bnorm::Error;
+using bnorm::ErrorKind;
+using bnorm::Tensor;
+using bnorm::test::GraphBuilder;
+using bnorm::test::set_attr;
+
+Tensor random_tensor(DType t, const std::vector<int64_t>& dims, double lo, double hi, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(static_cast<size_t>(bnorm::checked_numel(dims)));
+  for (double& e : v) e = dist(gen);
+  return Tensor::from_f64(t, dims, v);
+}
+
+// Runs `f` and returns the Error it throws.
+template <typename F>
+Error error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("no error was thrown");
+  throw;  // unreachable
+}
+
+struct ActCase {
+  const char* op;
+  float alpha;  // 0: default
+};
+
+// norm (BN inference, BN training, IN) -> activation, at opset 15.
+GraphBuilder norm_then_activation(const std::string& norm, const ActCase& act, DType t, bool y_is_output) {
+  GraphBuilder b(15);
+  const std::vector<int64_t> dims{2, 3, 4, 5};
+  b.input("X", t, dims);
+  b.initializer("scale", random_tensor(t, {3}, 0.5, 2, 2));
+  b.initializer("B", random_tensor(t, {3}, -1, 1, 3));
+  b.initializer("mean", random_tensor(t, {3}, -0.5, 0.5, 4));
+  b.initializer("var", random_tensor(t, {3}, 0.2, 2, 5));
+  if (norm == "IN") {
+    b.node("InstanceNormalization", {"X", "scale", "B"}, {"Y"}, "norm");
+  } else {
+    auto& n = b.node("BatchNormalization", {"X", "scale", "B", "mean", "var"},
+                     norm == "BN-train" ? std::vector<std::string>{"Y", "rm", "rv"} : std::vector<std::string>{"Y"},
+                     "norm");
+    if (norm == "BN-train") set_attr(n, "training_mode", int64_t{1});
+  }
+  std::vector<std::string> act_inputs{"Y"};
+  if (std::string(act.op) == "Clip") {
+    b.initializer("lo", Tensor::from_f64(t, {}, {-0.5}));
+    b.initializer("hi", Tensor::from_f64(t, {}, {0.75}));
+    act_inputs = {"Y", "lo", "hi"};
+  }
+  auto& a = b.node(act.op, act_inputs, {"Z"}, "act");
+  if (act.alpha != 0) set_attr(a, "alpha", act.alpha);
+  b.output("Z");
+  if (y_is_output) b.output("Y");
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a normalization fused with its activation gives bitwise the unfused float and double results",
+          "[eval][fusion]") {
+  const ActCase act = GENERATE(ActCase{"Relu", 0}, ActCase{"LeakyRelu", 0.1f}, ActCase{"Elu", 0.5f},
+                               ActCase{"Selu", 0}, ActCase{"Celu", 1.5f}, ActCase{"Sigmoid", 0},
+                               ActCase{"HardSigmoid", 0}, ActCase{"HardSwish", 0}, ActCase{"Tanh", 0},
+                               ActCase{"Softplus", 0}, ActCase{"Softsign", 0}, ActCase{"ThresholdedRelu", 0.2f},
+                               ActCase{"Clip", 0});
+  const std::string norm = GENERATE("BN", "BN-train", "IN");
+  const DType t = GENERATE(DType::float32, DType::float64);
+  INFO(fmt::format("{} -> {}, {}", norm, act.op, bnorm::dtype_name(t)));
+  const GraphBuilder b = norm_then_activation(norm, act, t, false);
+  const Tensor x = random_tensor(t, {2, 3, 4, 5}, -3, 3, 1);
+  bnorm::EvalStats fused_stats, plain_stats;
+  bnorm::EvalOptions fused, plain;
+  fused.stats = &fused_stats;
+  plain.stats = &plain_stats;
+  plain.fuse_activations = false;
+  const auto a = bnorm::evaluate(b.model(), {{"X", x}}, fused);
+  const auto c = bnorm::evaluate(b.model(), {{"X", x}}, plain);
+  CHECK(fused_stats.fused == 1);
+  CHECK(fused_stats.nodes_run == 1);
+  CHECK(plain_stats.fused == 0);
+  CHECK(plain_stats.nodes_run == 2);
+  REQUIRE(a.at("Z").dims == c.at("Z").dims);
+  CHECK(a.at("Z").bytes == c.at("Z").bytes);
+}
+
+TEST_CASE("a normalization output that is also a graph output is not fused", "[eval][fusion]") {
+  const GraphBuilder b = norm_then_activation("BN", {"Relu", 0}, DType::float32, true);
+  bnorm::EvalStats stats;
+  bnorm::EvalOptions options;
+  options.stats = &stats;
+  const auto out = bnorm::evaluate(b.model(), {{"X", random_tensor(DType::float32, {2, 3, 4, 5}, -1, 1, 9)}}, options);
+  CHECK(stats.fused == 0);
+  CHECK(out.count("Y") == 1);
+  CHECK(out.count("Z") == 1);
+}
+
+TEST_CASE("nodes run in topological order whatever order the file lists them in", "[eval]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {2, 2});
+  b.node("Mul", {"A", "A"}, {"Z"}, "second");
+  b.node("Add", {"X", "X"}, {"A"}, "first");
+  b.output("Z");
+  const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {2, 2}, {1, 2, 3, 4})}});
+  CHECK(out.at("Z").to_f64() == std::vector<double>{4, 16, 36, 64});
+}
+
+TEST_CASE("a graph input given by the caller overrides the initializer of the same name", "[eval]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {2});
+  b.input("W", DType::float32, {2});
+  b.initializer("W", Tensor::from_f64(DType::float32, {2}, {10, 20}));
+  b.node("Add", {"X", "W"}, {"Z"});
+  b.output("Z");
+  const Tensor x = Tensor::from_f64(DType::float32, {2}, {1, 2});
+  CHECK(bnorm::evaluate(b.model(), {{"X", x}}).at("Z").to_f64() == std::vector<double>{11, 22});
+  const Tensor w = Tensor::from_f64(DType::float32, {2}, {100, 200});
+  CHECK(bnorm::evaluate(b.model(), {{"X", x}, {"W", w}}).at("Z").to_f64() == std::vector<double>{101, 202});
+}
+
+TEST_CASE("If branches see the values of the enclosing graph", "[eval]") {
+  GraphBuilder b(13);
+  b.input("cond", DType::boolean, {});
+  b.input("X", DType::float32, {2});
+  b.node("Relu", {"X"}, {"R"});
+  auto& n = b.node("If", {"cond"}, {"Z"}, "if");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* a = n.add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* g = a->mutable_g();
+    auto* node = g->add_node();
+    node->set_op_type(std::string(branch) == "then_branch" ? "Add" : "Sub");
+    node->add_input("R");
+    node->add_input("X");
+    node->add_output("out");
+    g->add_output()->set_name("out");
+  }
+  b.output("Z");
+  const Tensor x = Tensor::from_f64(DType::float32, {2}, {-1, 2});
+  Tensor yes(DType::boolean, {});
+  yes.bytes[0] = 1;
+  const Tensor no(DType::boolean, {});
+  CHECK(bnorm::evaluate(b.model(), {{"cond", yes}, {"X", x}}).at("Z").to_f64() == std::vector<double>{-1, 4});
+  CHECK(bnorm::evaluate(b.model(), {{"cond", no}, {"X", x}}).at("Z").to_f64() == std::vector<double>{1, 0});
+}
+
+TEST_CASE("a cycle is an error naming a node on it", "[eval][errors]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {1});
+  b.node("Add", {"X", "B"}, {"A"}, "a");
+  b.node("Relu", {"A"}, {"B"}, "b");
+  b.output("B");
+  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1})}}); });
+  CHECK(e.kind() == ErrorKind::input);
+  CHECK((e.node() == "a" || e.node() == "b"));
+  CHECK_THAT(e.message(), Catch::Contains("cycle"));
+}
+
+TEST_CASE("an op the evaluator lacks is an unsupported error naming the node", "[eval][errors]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {1});
+  b.node("StringNormalizer", {"X"}, {"Y"}, "lp");
+  b.output("Y");
+  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1})}}); });
+  CHECK(e.kind() == ErrorKind::unsupported);
+  CHECK(e.node() == "lp");
+  CHECK(e.bare_message() == "op 'StringNormalizer' is not supported by bnorm eval: bnorm eval does not hold string tensors");
+}
+
+TEST_CASE("a missing or mistyped graph input is a usage error naming it", "[eval][errors]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {2, 3});
+  b.node("Relu", {"X"}, {"Y"});
+  b.output("Y");
+  Error e = error_of([&] { bnorm::evaluate(b.model(), {}); });
+  CHECK(e.kind() == ErrorKind::usage);
+  CHECK(e.bare_message() == "missing input 'X'");
+  e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float64, {2, 3})}}); });
+  CHECK(e.kind() == ErrorKind::usage);
+  CHECK(e.bare_message() == "input 'X' has type double, the model declares float");
+  e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {3, 2})}}); });
+  CHECK(e.bare_message() == "input 'X' has shape [3, 2], the model declares [2, 3]");
+  e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {2, 3})}, {"Q", Tensor()}}); });
+  CHECK(e.bare_message() == "'Q' is not an input of the model");
+}
+
+TEST_CASE("a node input that names no value is an error naming the node", "[eval][errors]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {1});
+  b.node("Add", {"X", "nowhere"}, {"Y"}, "add");
+  b.output("Y");
+  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1})}}); });
+  CHECK(e.kind() == ErrorKind::input);
+  CHECK(e.node() == "add");
+  CHECK_THAT(e.bare_message(), Catch::Contains("'nowhere'"));
+}
+
+namespace {
+
+// y[i] = mean of row i of a [2, 3] matrix: the float64 reference.
+std::vector<double> row_means(const std::vector<double>& x) {
+  return {(x[0] + x[1] + x[2]) / 3.0, (x[3] + x[4] + x[5]) / 3.0};
+}
+
+}  // namespace
+
+TEST_CASE("ReduceMean at opset 18 reduces over the axes input, not every axis (was read as ReduceMean-13)",
+          "[eval][versions][regression]") {
+  const std::vector<double> x{1, 2, 3, 10, 20, 40};
+  GraphBuilder b(18);
+  b.input("X", DType::float32, {2, 3});
+  b.initializer("axes", Tensor::from_f64(DType::int64, {1}, {1}));
+  bnorm::test::set_attr(b.node("ReduceMean", {"X", "axes"}, {"Y"}, "mean"), "keepdims", int64_t{0});
+  b.output("Y");
+  const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {2, 3}, x)}});
+  const Tensor& y = out.at("Y");
+  REQUIRE(y.dims == std::vector<int64_t>{2});
+  const auto expect = row_means(x);
+  CHECK(y.to_f64()[0] == Approx(expect[0]));
+  CHECK(y.to_f64()[1] == Approx(expect[1]));
+}
+
+TEST_CASE("ReduceMax-18 with an empty axes input and noop_with_empty_axes = 1 is the identity",
+          "[eval][versions][regression]") {
+  GraphBuilder b(18);
+  b.input("X", DType::float32, {2, 2});
+  b.initializer("axes", Tensor(DType::int64, {0}));
+  bnorm::test::set_attr(b.node("ReduceMax", {"X", "axes"}, {"Y"}, "max"), "noop_with_empty_axes", int64_t{1});
+  b.output("Y");
+  const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {2, 2}, {1, -2, 3, 4})}});
+  CHECK(out.at("Y").to_f64() == std::vector<double>{1, -2, 3, 4});
+}
+
+TEST_CASE("Split-18 with num_outputs gives ceil-sized chunks and a smaller last one",
+          "[eval][versions][regression]") {
+  GraphBuilder b(18);
+  b.input("X", DType::float32, {5});
+  bnorm::test::set_attr(b.node("Split", {"X"}, {"A", "B"}, "split"), "num_outputs", int64_t{2});
+  b.output("A");
+  b.output("B");
+  const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {5}, {1, 2, 3, 4, 5})}});
+  CHECK(out.at("A").to_f64() == std::vector<double>{1, 2, 3});
+  CHECK(out.at("B").to_f64() == std::vector<double>{4, 5});
+}
+
+TEST_CASE("Pad-18 pads only the axes its axes input names", "[eval][versions][regression]") {
+  GraphBuilder b(18);
+  b.input("X", DType::float32, {2, 2});
+  b.initializer("pads", Tensor::from_f64(DType::int64, {2}, {1, 0}));  // axis 1: one before, none after
+  b.initializer("value", Tensor::from_f64(DType::float32, {}, {9}));
+  b.initializer("axes", Tensor::from_f64(DType::int64, {1}, {1}));
+  b.node("Pad", {"X", "pads", "value", "axes"}, {"Y"}, "pad");
+  b.output("Y");
+  const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {2, 2}, {1, 2, 3, 4})}});
+  REQUIRE(out.at("Y").dims == std::vector<int64_t>{2, 3});
+  CHECK(out.at("Y").to_f64() == std::vector<double>{9, 1, 2, 9, 3, 4});
+}
+
+TEST_CASE("a model with several unsupported ops lists every one at once, with counts and labels",
+          "[eval][errors]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {1});
+  b.node("StringNormalizer", {"X"}, {"A"}, "lp1");
+  b.node("StringNormalizer", {"A"}, {"B"}, "");
+  b.node("RandomNormalLike", {"B"}, {"C"}, "coin");
+  b.node("LayerNormalization", {"C"}, {"Y"}, "ln");
+  b.graph().mutable_node(1)->clear_name();
+  b.output("Y");
+  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1})}}); });
+  CHECK(e.kind() == ErrorKind::unsupported);
+  CHECK_THAT(e.bare_message(), Catch::StartsWith("3 kinds of node cannot run"));
+  CHECK_THAT(e.bare_message(), Catch::Contains("op 'StringNormalizer' is not supported by bnorm eval: bnorm eval does "
+                                               "not hold string tensors (2 nodes: lp1, StringNormalizer #1 -> 'B')"));
+  CHECK_THAT(e.bare_message(), Catch::Contains("op 'RandomNormalLike' is not supported by bnorm eval: its outputs are random"));
+  CHECK_THAT(e.bare_message(), Catch::Contains("op 'LayerNormalization' does not exist at opset 13: it was "
+                                               "introduced at opset 17"));
+}
+
+TEST_CASE("a version the table knows but bnorm does not implement is refused naming the versions it has",
+          "[eval][errors][versions]") {
+  GraphBuilder b(28);
+  b.input("X", DType::float32, {1});
+  b.node("Celu", {"X"}, {"Y"}, "celu");
+  b.output("Y");
+  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1})}}); });
+  CHECK(e.kind() == ErrorKind::unsupported);
+  CHECK(e.node() == "celu");
+  CHECK(e.bare_message() == "Celu-28 is not implemented by bnorm eval (implemented: 12; the op's versions: 12, 28)");
+}
+
+TEST_CASE("Clip with min greater than max sets every value to max, at every version and fused after a norm",
+          "[eval][regression]") {
+  // Operators.md (Clip-13): min > max gives max everywhere, Min(max, Max(x, min)).
+  const std::vector<double> x{-3, 0.5, 1.5, 4};
+  for (int version : {6, 11, 13}) {
+    INFO("Clip-" << version);
+    GraphBuilder b(version);
+    b.input("X", DType::float32, {4});
+    auto& clip = b.node("Clip", version < 11 ? std::vector<std::string>{"X"} : std::vector<std::string>{"X", "lo", "hi"},
+                        {"Y"}, "clip");
+    if (version < 11) {
+      set_attr(clip, "min", 2.0f);
+      set_attr(clip, "max", 1.0f);
+    } else {
+      b.initializer("lo", Tensor::from_f64(DType::float32, {}, {2}));
+      b.initializer("hi", Tensor::from_f64(DType::float32, {}, {1}));
+    }
+    b.output("Y");
+    const auto out = bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {4}, x)}});
+    CHECK(out.at("Y").to_f64() == std::vector<double>{1, 1, 1, 1});
+  }
+}
+
+TEST_CASE("Pad-1 reads paddings, or pads as opset-1 exporters wrote it, without either it names the attribute",
+          "[eval][regression]") {
+  for (const char* name : {"paddings", "pads", ""}) {
+    INFO(name);
+    GraphBuilder b(1);
+    b.input("X", DType::float32, {2});
+    auto& pad = b.node("Pad", {"X"}, {"Y"}, "pad");
+    if (*name) {
+      auto* a = pad.add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::INTS);
+      a->add_ints(1);
+      a->add_ints(0);
+    }
+    b.output("Y");
+    const auto run = [&] { return bnorm::evaluate(b.model(), {{"X", Tensor::from_f64(DType::float32, {2}, {3, 4})}}); };
+    if (*name) {
+      CHECK(run().at("Y").to_f64() == std::vector<double>{0, 3, 4});
+    } else {
+      const Error e = error_of(run);
+      CHECK(e.bare_message() == "attribute 'paddings' is missing");
+    }
+  }
+}
+
+TEST_CASE("an error at a node without a name names it by its label", "[eval][errors][labels]") {
+  GraphBuilder b(13);
+  b.input("X", DType::float32, {2, 3});
+  b.initializer("shape", Tensor::from_f64(DType::int64, {1}, {7}));
+  b.node("Reshape", {"X", "shape"}, {"Y"}, "");
+  b.graph().mutable_node(0)->clear_name();
+  b.output("Y");
+  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {2, 3})}}); });
+  CHECK(e.node() == "Reshape #0 -> 'Y'");
+  CHECK_THAT(e.message(), Catch::StartsWith("node Reshape #0 -> 'Y' (Reshape-13): "));
+}

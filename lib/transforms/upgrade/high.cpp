@@ -1,0 +1,295 @@
+// Converts nodes across the schema changes of opsets 17..23 by the table
+// of schema changes (versions.h), one node at a time; see
+// high.h. Each node is a steps::NormSite (the same site the
+// normalization steps use: constants and types come from the model with
+// shapes inferred by ONNX 1.12, which reads ops it knows at their newest
+// version <= 17 and leaves the values of ops it does not know untyped).
+#include "transforms/upgrade/high.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_set>
+
+#include "core/error.h"
+#include "model/graph_index.h"
+#include "model/infer.h"
+#include "model/node_label.h"
+#include "model/op_versions.h"
+#include "transforms/upgrade/steps/step.h"
+#include "transforms/upgrade/schema.h"
+#include "transforms/upgrade/versions.h"
+
+namespace bnorm::upgrade_detail {
+
+namespace {
+
+using steps::NormSite;
+using StepFn = void (*)(NormSite&, bool);
+
+StepFn step_named(const std::string& name) {
+  static const std::map<std::string, StepFn> steps{
+      {"reduce_axes_18", steps::reduce_axes_18}, {"split_18", steps::split_18},
+      {"pad_18", steps::pad_18},                 {"dft_20", steps::dft_20},
+      {"gridsample_20", steps::gridsample_20},   {"optional_has_element_18", steps::optional_has_element_18},
+      {"groupnorm_21", steps::groupnorm_21},     {"resize_18", steps::resize_18},
+  };
+  const auto it = steps.find(name);
+  return it == steps.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t k = s.find(sep, start);
+    out.push_back(s.substr(start, k == std::string::npos ? std::string::npos : k - start));
+    if (k == std::string::npos) break;
+    start = k + 1;
+  }
+  return out;
+}
+
+std::string attr_text(const onnx::AttributeProto& a) {
+  if (a.type() == onnx::AttributeProto::INT) return std::to_string(a.i());
+  if (a.type() == onnx::AttributeProto::STRING) return a.s();
+  if (a.type() == onnx::AttributeProto::FLOAT) return fmt::format("{}", a.f());
+  if (a.type() == onnx::AttributeProto::INTS) return fmt::format("[{}]", fmt::join(a.ints(), ", "));
+  return "(set)";
+}
+
+// Going down across attributes added with defaults ("name=default,...").
+void drop_defaulted(NormSite& s, const char* detail) {
+  for (const auto& item : split(detail, ',')) {
+    const size_t eq = item.find('=');
+    const std::string name = item.substr(0, eq), def = item.substr(eq + 1);
+    const auto* a = find_attr(s.node, name);
+    if (!a) continue;
+    bool at_default = def == "*";
+    if (def == "1s") at_default = std::all_of(a->ints().begin(), a->ints().end(), [](int64_t v) { return v == 1; });
+    else if (!def.empty() && def != "*") at_default = attr_text(*a) == def;
+    if (!at_default) {
+      const std::string only = def.empty() ? "absent" : def == "1s" ? "all ones" : def;
+      steps::refuse(s, fmt::format("attribute {} = {} has no equivalent below version {}: only its default ({}) has",
+                                   name, attr_text(*a), s.version, only));
+    }
+    steps::remove_attr(s.node, name);
+    s.report.dropped.push_back(fmt::format("{} (at its default)", name));
+  }
+}
+
+// Going down across an attribute value added ("attr=v1|v2").
+void refuse_new_values(const NormSite& s, const char* detail) {
+  const std::string d = detail;
+  const size_t eq = d.find('=');
+  const std::string name = d.substr(0, eq);
+  const auto* a = find_attr(s.node, name);
+  if (!a) return;
+  for (const auto& v : split(d.substr(eq + 1), '|')) {
+    if (attr_text(*a) == v) {
+      steps::refuse(s, fmt::format("{} = '{}' was added at version {}; no earlier version has it", name, v, s.version));
+    }
+  }
+}
+
+std::string describe(const VersionChange& c, bool up) {
+  switch (c.kind) {
+    case VersionKind::types: return "type-only";
+    case VersionKind::attrs: return up ? "attributes added (defaults)" : fmt::format("drop {} at default", c.detail);
+    case VersionKind::value: return up ? "attribute value added" : fmt::format("refuse {}", c.detail);
+    case VersionKind::step: return fmt::format("step {}", c.detail);
+    default: return version_kind_name(c.kind);
+  }
+}
+
+// One schema change crossed by the site, up or down.
+void cross(NormSite& s, const VersionChange& c, bool up) {
+  switch (c.kind) {
+    case VersionKind::types: return;
+    case VersionKind::attrs:
+      if (!up) drop_defaulted(s, c.detail);
+      return;
+    case VersionKind::value:
+      if (!up) refuse_new_values(s, c.detail);
+      return;
+    case VersionKind::step: {
+      const StepFn f = step_named(c.detail);
+      if (!f) steps::refuse(s, fmt::format("no step named {}", c.detail));
+      f(s, up);
+      return;
+    }
+    case VersionKind::refused: steps::refuse(s, c.detail);
+    case VersionKind::onnx: steps::refuse(s, "only ONNX 1.12's converter handles this change, below opset 17");
+  }
+}
+
+std::string known_type(const NormSite& s, const std::string& value) {
+  if (auto it = s.new_types.find(value); it != s.new_types.end()) return tensor_type_name(static_cast<int32_t>(it->second));
+  const onnx::TypeProto* t = s.env->index->declared_type(*s.scope, value);
+  return t ? type_text(*t) : "";
+}
+
+// Moves the site's node from opset `from` to `to`, crossing each schema change.
+// Returns whether every change crossed was type-only.
+bool convert_site(NormSite& s, int64_t from, int64_t to, std::vector<std::string>& changes) {
+  const std::string op = s.node.op_type();
+  const ResolvedOp at_to = resolve_op(op, to);
+  if (at_to.version == 0) {
+    steps::refuse(s, fmt::format("op '{}' does not exist at opset {}: {}", op, to, at_to.why_not));
+  }
+  const bool up = to > from;
+  std::vector<int> crossed = up ? versions_between(op, from, to) : versions_between(op, to, from);
+  if (!up) std::reverse(crossed.begin(), crossed.end());
+  const OpHistory* h = op_history(op);
+  bool only_types = true;
+  for (int v : crossed) {
+    const VersionChange* c = version_change(op, v);
+    if (!c) steps::refuse(s, fmt::format("bnorm has no row for {}-{} in its table of schema changes", op, v));
+    if (up) s.version = v;
+    only_types = only_types && c->kind == VersionKind::types;
+    cross(s, *c, up);
+    changes.push_back(fmt::format("{} {}: {}", up ? "->" : "<-", v, describe(*c, up)));
+    if (!up) {
+      int below = 0;
+      for (int w : h->versions)
+        if (w < v) below = w;
+      s.version = below;
+    }
+  }
+  s.version = at_to.version;
+  if (const OpSchemaInfo* schema = schema_info(op, at_to.version)) {
+    const std::string p = type_problem(s.node, *schema, [&](const std::string& v) { return known_type(s, v); });
+    if (!p.empty()) steps::refuse(s, p);
+  }
+  return only_types;
+}
+
+
+
+// Converts (or plans, on a copy) every node; `plans` gets one entry per node whose version changes.
+void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& plans, UpgradeReport* r) {
+  const onnx::ModelProto inferred = with_inferred_shapes(m);
+  const GraphIndex index(inferred);
+  std::vector<const onnx::GraphProto*> originals;
+  for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) { originals.push_back(&g); });
+  steps::Env env;
+  env.index = &index;
+  steps::collect_names(m, env);
+  size_t k = 0;
+  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
+    const onnx::GraphProto& orig = *originals.at(k++);
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    for (int i = 0; i < g.node_size(); ++i) {
+      onnx::NodeProto& n = *g.mutable_node(i);
+      const int vf = op_version_at(n.op_type(), from), vt = op_version_at(n.op_type(), to);
+      if (!is_default_domain(n.domain()) || (vf == vt && vf != 0)) {
+        *nodes.Add() = std::move(n);
+        continue;
+      }
+      NormSite s;
+      s.node = n;
+      s.version = vf;
+      s.target_opset = to;
+      s.scope = &index.scope_of(&orig.node(i));
+      s.env = &env;
+      NodePlan plan{path, node_label(n, i, path == "main" ? "" : path + "/"), quoted_label(n, i, path), n.op_type(),
+                    vf, vt, "bnorm", {}, ""};
+      bool only_types = false;
+      try {
+        only_types = convert_site(s, from, to, plan.changes);
+      } catch (const Error& e) {
+        plan.blocker = e.bare_message();
+      }
+      if (only_types) plan.by = "type-only";
+      if (plan.blocker.empty()) {
+        for (auto& b : s.before) *nodes.Add() = std::move(b);
+        *nodes.Add() = std::move(s.node);
+        for (auto& a : s.after) *nodes.Add() = std::move(a);
+        for (auto& t : s.initializers) *g.add_initializer() = std::move(t);
+        if (r && !only_types) {
+          std::vector<std::string> what{fmt::format("{}->{}", vf, vt)};
+          for (const auto& d : s.report.dropped) what.push_back("dropped " + d);
+          for (const auto& x : s.report.set) what.push_back("set " + x);
+          r->rewrites.push_back({path, n.name(), n.op_type(), fmt::format("{}", fmt::join(what, "; ")), s.report.added,
+                                 plan.label});
+        }
+      } else {
+        *nodes.Add() = std::move(n);
+      }
+      plans.push_back(std::move(plan));
+    }
+    g.mutable_node()->Swap(&nodes);
+  });
+  set_default_opset(m, to);
+}
+
+std::string blockers_message(const std::vector<NodePlan>& plans, int64_t to, std::vector<std::string>* list) {
+  std::string msg;
+  int count = 0;
+  for (const auto& p : plans) {
+    if (p.blocker.empty()) continue;
+    ++count;
+    const std::string line = fmt::format("{} ({}-{}): {}", p.quoted, p.op, p.from, p.blocker);
+    if (list) list->push_back(line);
+    msg += "\n  " + line;
+  }
+  if (count == 0) return "";
+  return fmt::format("{} node{} cannot be converted to opset {}:{}", count, count == 1 ? "" : "s", to, msg);
+}
+
+}  // namespace
+
+void convert_high(onnx::ModelProto& m, int64_t from, int64_t to, UpgradeReport& r) {
+  std::vector<NodePlan> plans;
+  onnx::ModelProto work = m;
+  run(work, from, to, plans, &r);
+  const std::string msg = blockers_message(plans, to, nullptr);
+  if (!msg.empty()) throw Error(ErrorKind::unsupported, msg);
+  m = std::move(work);
+}
+
+std::vector<NodePlan> plan_high(const onnx::ModelProto& m, int64_t from, int64_t to) {
+  std::vector<NodePlan> plans;
+  onnx::ModelProto work = m;
+  run(work, from, to, plans, nullptr);
+  return plans;
+}
+
+bool high_step_exists(const std::string& name) { return step_named(name) != nullptr; }
+
+void check_high_schemas(const onnx::ModelProto& m) {
+  const int64_t opset = default_opset(m);
+  const onnx::ModelProto inferred = with_inferred_shapes(m);
+  const GraphIndex index(inferred);
+  std::vector<std::string> problems;
+  for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
+    const GraphIndex::Scope* scope = nullptr;
+    for (const auto& sc : index.scopes())
+      if (sc->graph == &g) scope = sc.get();
+    if (!scope) return;
+    for (int i = 0; i < g.node_size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      if (!is_default_domain(n.domain())) continue;
+      const std::string label = quoted_label(n, i, path);
+      const ResolvedOp r = resolve_op(n.op_type(), opset);
+      if (r.version == 0) {
+        problems.push_back(fmt::format("{}: op '{}' does not exist at opset {}: {}", label, n.op_type(), opset,
+                                       r.why_not.empty() ? "unknown op" : r.why_not));
+        continue;
+      }
+      const OpSchemaInfo* s = schema_info(n.op_type(), r.version);
+      if (!s || s->max_out == 0) continue;  // no schema in the Changelog (a deprecation note only)
+      const std::string p = check_schema(n, *s, [&](const std::string& v) -> std::string {
+        const onnx::TypeProto* t = index.declared_type(*scope, v);
+        return t ? type_text(*t) : "";
+      });
+      if (!p.empty()) problems.push_back(fmt::format("{} ({}-{}): {}", label, n.op_type(), r.version, p));
+    }
+  });
+  if (problems.empty()) return;
+  throw Error(ErrorKind::input, fmt::format("the converted model does not pass bnorm's schema check at opset {}:\n  {}",
+                                            opset, fmt::join(problems, "\n  ")))
+      .with_hint("nothing was written; --no-check writes it anyway");
+}
+
+}  // namespace bnorm::upgrade_detail

@@ -1,0 +1,41 @@
+// bnorm upgrade above opset 17, where the ONNX library (1.12) knows
+// nothing: every default-domain node crossing a schema change between 17
+// and 23 is converted by bnorm alone, as the table of schema changes
+// (versions.h) says: type-only changes move the version after
+// checking the node's element types exist at the target; attributes added
+// with defaults are dropped going down when at their default; named steps
+// (transforms/upgrade/steps/reduce_axes_18.cpp, split_18.cpp, pad_18.cpp, dft_20.cpp,
+// gridsample_20.cpp) rewrite the node. Models written at 18+ are checked
+// by check_high_schemas() instead of ONNX's checker.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "transforms/upgrade/types.h"
+
+namespace bnorm::upgrade_detail {
+
+// Moves every default-domain node of `m` (every graph) from opset `from`
+// to `to`, both in 17..23, and sets the default opset to `to`. Throws one
+// Error(unsupported) listing every node that cannot be converted.
+void convert_high(onnx::ModelProto& m, int64_t from, int64_t to, UpgradeReport& r);
+
+// What convert_high would do to each node that changes version, without
+// changing `m`: one NodePlan per such node (blocker set when it cannot).
+std::vector<NodePlan> plan_high(const onnx::ModelProto& m, int64_t from, int64_t to);
+
+// bnorm's check of a model at opset 18+ (ONNX 1.12's checker knows no such
+// opset): every default-domain node exists at the opset and fits its
+// schema there (input/output counts, required and known attributes,
+// element types where shape inference knows them). Throws one Error(input)
+// listing every problem.
+void check_high_schemas(const onnx::ModelProto& m);
+
+// Whether a step of that name exists (the table's `step` rows above 17 name one).
+bool high_step_exists(const std::string& name);
+
+}  // namespace bnorm::upgrade_detail

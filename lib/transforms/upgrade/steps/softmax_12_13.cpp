@@ -1,0 +1,84 @@
+// Softmax, LogSoftmax and Hardmax 12 <-> 13: from "coerce to 2-D at `axis`
+// (default 1), normalize each row" to "normalize along `axis` (default -1)".
+//
+//   axis is the last one (-1, or rank - 1 when the rank is known): the same
+//   meaning; axis is written as -1 (up) or rank - 1 / -1 (down).
+//
+//   Otherwise, up:
+//   Before (12): X -> Softmax(axis=k) -> Y
+//   After  (13): X -> Flatten(axis=k) -> Softmax(axis=-1) -> Reshape(., Shape(X)) -> Y
+//
+// Flatten at k is exactly version 12's coercion, and Shape(X) is X's runtime
+// shape, so the rewrite needs no static shape (ONNX 1.12's adapter does: it
+// fails when X's shape is unknown, and writes unknown dims into its Reshape;
+// it also takes Hardmax as unchanged, which it is not).
+// Down with an axis that is not the last: refused (it would need a
+// Transpose); Error naming the node.
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "transforms/upgrade/steps/step.h"
+#include "model/node_label.h"
+
+namespace bnorm::steps {
+
+namespace {
+
+struct Plan {
+  int64_t axis = 0;
+  bool last = false;
+  std::optional<int> rank;
+};
+
+Plan match(const NormSite& s, int64_t default_axis) {
+  Plan p;
+  const auto* a = find_attr(s.node, "axis");
+  p.axis = a ? a->i() : default_axis;
+  p.rank = s.rank_of(s.node.input(0));
+  if (p.axis < 0 && p.rank) p.axis += *p.rank;
+  p.last = p.axis == -1 || (p.rank && p.axis == *p.rank - 1);
+  return p;
+}
+
+}  // namespace
+
+void softmax_12_13_up(NormSite& s) {
+  const Plan p = match(s, 1);
+  set_int(s.node, "axis", -1);
+  if (p.last) {
+    s.report.set.push_back(fmt::format("axis = -1 (was {}, the last axis)", p.axis));
+    return;
+  }
+  const std::string x = s.node.input(0), y = s.node.output(0);
+  const std::string x2 = s.fresh(x + "_2d"), y2 = s.fresh(y + "_2d"), shape = s.fresh(x + "_shape");
+  set_int(s.add_before("Flatten", {x}, {x2}), "axis", p.axis);
+  s.add_before("Shape", {x}, {shape});
+  s.node.set_input(0, x2);
+  s.node.set_output(0, y2);
+  s.add_after("Reshape", {y2, shape}, {y});
+  s.report.set.push_back(fmt::format("axis = -1 on X flattened at axis {}; reshaped back to Shape(X)", p.axis));
+}
+
+void softmax_12_13_down(NormSite& s) {
+  const Plan p = match(s, -1);
+  if (!p.last) {
+    throw Error(ErrorKind::unsupported,
+                fmt::format("{} over axis {} (not the last axis) has no equivalent at opset {}", s.node.op_type(),
+                            p.axis, s.target_opset))
+        .at_node(node_label(s.node), s.node.op_type(), 13)
+        .with_hint("convert to opset 13 or later");
+  }
+  if (p.rank) {
+    set_int(s.node, "axis", *p.rank - 1);
+  } else if (s.target_opset >= 11) {
+    set_int(s.node, "axis", -1);
+  } else {
+    throw Error(ErrorKind::unsupported,
+                fmt::format("{} over the last axis of an input of unknown rank cannot be written before opset 11",
+                            s.node.op_type()))
+        .at_node(node_label(s.node), s.node.op_type(), 13);
+  }
+  s.report.set.push_back(fmt::format("axis = {}", p.rank ? *p.rank - 1 : -1));
+}
+
+}  // namespace bnorm::steps
