@@ -5,9 +5,10 @@
 # Run as: cmake -DSRC=<repo> -P layering.cmake
 set(forbidden_core     "onnx/|google/protobuf|\"model/|\"eval/|\"transforms/|\"kernels/|<bnorm/(model|inspect|fold|upgrade|eval|bnorm)\\.h>")
 set(forbidden_kernels  "onnx/|google/protobuf|\"model/|\"eval/|\"transforms/|\"core/|spdlog|<bnorm/")
-set(forbidden_model    "\"eval/|\"transforms/|<bnorm/(inspect|fold|upgrade|eval|bnorm)\\.h>")
-set(forbidden_eval     "\"transforms/|<bnorm/(inspect|fold|upgrade|bnorm)\\.h>")
-set(forbidden_transforms "<bnorm/bnorm\\.h>")
+set(forbidden_model    "\"eval/|\"transforms/|\"api/|<bnorm/(inspect|fold|upgrade|eval|bnorm|report)\\.h>")
+set(forbidden_eval     "\"transforms/|\"api/|<bnorm/(inspect|fold|upgrade|eval|bnorm|report)\\.h>")
+set(forbidden_transforms "\"api/|<bnorm/(inspect|fold|upgrade|eval|bnorm|report)\\.h>")
+set(forbidden_api "^$")
 
 # Levels inside a layer: "files (a path regex under lib/)|what they must not include".
 set(up "\"transforms/upgrade/")
@@ -28,7 +29,7 @@ set(levels
 )
 
 set(bad "")
-foreach(layer core kernels model eval transforms)
+foreach(layer core kernels model eval transforms api)
   file(GLOB_RECURSE files ${SRC}/lib/${layer}/*.h ${SRC}/lib/${layer}/*.cpp ${SRC}/lib/${layer}/*.inc)
   foreach(f ${files})
     if(f MATCHES "_test\\.cpp$")

@@ -23,6 +23,11 @@ struct InputOptions {
 // "NAME=VALUE" split at the first '=', else Error(usage) naming `option`.
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* option);
 
+// --dim NAME=VALUE options as a map (Error(usage) for a bad one).
+std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& specs);
+// --input NAME=FILE options, read (.pb or .npy; "-" is stdin).
+std::map<std::string, Tensor> read_inputs(const std::vector<std::string>& specs);
+
 // The given inputs, and with a seed random data for every other input
 // (every symbolic dim without a size, and unknown --dim names, reported at
 // once). Without a seed, every input must be given (all missing ones named).

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "api/outcomes.h"
 #include "cli_inputs.h"
 #include "cli_parse.h"
 #include "commands.h"
@@ -29,11 +30,6 @@ using nlohmann::json;
 namespace bnorm::cli {
 
 
-json diff_json(const Diff& d) {
-  return {{"pass", d.pass}, {"max_abs", d.max_abs}, {"max_rel", d.max_rel}, {"mismatches", d.mismatches},
-          {"elements", d.elements}, {"problem", d.problem}};
-}
-
 std::string diff_text(const Diff& d) {
   if (!d.problem.empty()) return d.problem;
   return fmt::format("max abs {:.3g}, max rel {:.3g}{}", d.max_abs, d.max_rel,
@@ -47,7 +43,6 @@ int run_dirs(const EvalCliOptions& o) {
   if (o.rtol) tol.rtol = *o.rtol;
   if (o.atol) tol.atol = *o.atol;
   int passed = 0, failed = 0, skipped = 0, errors = 0;
-  json tests = json::array();
   std::vector<DirResult> results;
   for (const auto& given_root : o.paths) {
     // "dir/" names the folder "dir", not "".
@@ -65,30 +60,14 @@ int run_dirs(const EvalCliOptions& o) {
         r.name = name;
         r.error = e.message();
       }
-      if (!o.junit.empty() || !o.report.empty()) {
-        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-        results.push_back({r, took.count()});
-      }
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      if (r.dir.empty()) r.dir = dir;
+      results.push_back({r, took.count()});
       if (!r.error.empty()) ++errors;
       else if (r.skipped) ++skipped;
       else if (r.pass()) ++passed;
       else ++failed;
-      if (o.json) {
-        json sets = json::array();
-        for (const auto& ds : r.data_sets) {
-          json outs = json::array();
-          for (const auto& out : ds.outputs) {
-            json j = diff_json(out.diff);
-            j["name"] = out.name;
-            outs.push_back(j);
-          }
-          sets.push_back({{"name", ds.name}, {"outputs", outs}});
-        }
-        tests.push_back({{"name", r.name}, {"dir", dir.string()}, {"skipped", r.skipped},
-                         {"skip_reason", r.skip_reason}, {"error", r.error}, {"pass", r.pass()},
-                         {"data_sets", sets}});
-        continue;
-      }
+      if (o.json) continue;
       if (r.skipped) {
         report_out() << fmt::format("SKIP {}: {}\n", r.name, r.skip_reason);
         continue;
@@ -110,9 +89,7 @@ int run_dirs(const EvalCliOptions& o) {
   if (!o.junit.empty()) write_report_file(o.junit_target, dirs_junit(results));
   if (!o.report.empty()) write_report_file(o.report_target, conformance_report_html(results, tol));
   if (o.json) {
-    report_out() << json_text({{"schema", "bnorm.eval-folders/1"}, {"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped},
-                            {"errors", errors}, {"rtol", tol.rtol}, {"atol", tol.atol}})
-              << "\n";
+    report_out() << json_text(api::folders_document(results, tol)) << "\n";
   } else {
     report_out() << fmt::format("{} passed, {} failed, {} skipped{}\n", passed, failed, skipped,
                              errors ? fmt::format(", {} could not run", errors) : "");
@@ -157,7 +134,7 @@ int run_model(const EvalCliOptions& o) {
   const Model model = load_model(o.paths[0]);
   const auto inputs = gather_inputs(o, model, o.seed.has_value());
   const std::map<std::string, Tensor> outputs = evaluate(model, inputs);
-  json outs = json::array();
+  std::vector<api::OutputStats> outs;
   for (const auto& out : model.proto.graph().output()) {
     const auto it = outputs.find(out.name());
     if (it == outputs.end()) continue;
@@ -172,23 +149,15 @@ int run_model(const EvalCliOptions& o) {
         files.push_back(base.string() + ".npy");
       }
     }
-    double lo = INFINITY, hi = -INFINITY, sum = 0;
-    const auto v = t.to_f64();
-    for (double x : v) {
-      lo = std::min(lo, x);
-      hi = std::max(hi, x);
-      sum += x;
-    }
-    const double mean = v.empty() ? 0 : sum / static_cast<double>(v.size());
     if (o.json) {
-      outs.push_back({{"name", out.name()}, {"type", dtype_name(t.dtype)}, {"shape", t.dims}, {"min", lo},
-                      {"max", hi}, {"mean", mean}, {"files", files}});
+      outs.push_back({out.name(), t, files});
     } else {
+      const api::Stats st = api::stats_of(t);
       report_out() << fmt::format("{}: {} {}  min {:.6g}  max {:.6g}  mean {:.6g}{}\n", out.name(), dtype_name(t.dtype),
-                               shape_str(t.dims), lo, hi, mean, files.empty() ? "" : "  -> " + files[0]);
+                                  shape_str(t.dims), st.min, st.max, st.mean, files.empty() ? "" : "  -> " + files[0]);
     }
   }
-  if (o.json) report_out() << json_text({{"schema", "bnorm.eval-model/1"}, {"model", o.paths[0]}, {"outputs", outs}}) << "\n";
+  if (o.json) report_out() << json_text(api::model_document(o.paths[0], outs)) << "\n";
   return kExitOk;
 }
 

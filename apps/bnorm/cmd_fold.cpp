@@ -20,6 +20,7 @@
 #include "core/log.h"
 #include "model/model.h"
 #include "model/tensor.h"
+#include "api/outcomes.h"
 #include "transforms/fold/bn_fold.h"
 #include "transforms/fold/verify.h"
 #include "transforms/fold/norm_affine.h"
@@ -38,66 +39,6 @@ struct FoldOptions {
   uint64_t seed = 0;
   std::string seed_text;
 };
-
-nlohmann::json to_json(const std::vector<FoldCheck>& checks, bool norm) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& c : checks) {
-    out.push_back({{"graph", c.graph}, {norm ? "norm" : "bn", c.bn}, {norm ? "consumer" : "producer", c.producer},
-                   {"type", c.type}, {"shape", c.shape}, {"max_abs", c.max_abs}, {"max_rel", c.max_rel},
-                   {"rtol", c.rtol}, {"pass", c.pass}});
-  }
-  return out;
-}
-
-nlohmann::json generated_json(const std::vector<FoldReport::Generated>& gen) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& g : gen) {
-    out.push_back({{"graph", g.graph}, {"label", g.node_label}, {"source", g.source}, {"new_bytes", g.new_bytes}});
-  }
-  return out;
-}
-
-nlohmann::json to_json(const FoldReport& r, const ModelJob& job) {
-  nlohmann::json folded = nlohmann::json::array(), skipped = nlohmann::json::array();
-  for (const auto& f : r.folded) {
-    folded.push_back({{"graph", f.graph}, {"bn", f.bn}, {"bn_label", f.bn_label}, {"bn_index", f.bn_index},
-                      {"producer", f.producer}, {"producer_label", f.producer_label}, {"producer_op", f.producer_op}});
-  }
-  for (const auto& s : r.skipped) {
-    skipped.push_back({{"graph", s.graph}, {"bn", s.bn}, {"bn_label", s.bn_label}, {"bn_index", s.bn_index},
-                       {"reason", s.reason}});
-  }
-  nlohmann::json out = {{"input", job.input}, {"output", job.output}, {"batch_norm_nodes", r.total}, {"folded", folded},
-                        {"not_folded", skipped}, {"warnings", r.warnings}, {"generated", generated_json(r.generated)}};
-  if (!r.generated.empty()) {
-    out["model_bytes_before"] = r.model_bytes_before;
-    out["model_bytes_after"] = r.model_bytes_after;
-  }
-  return out;
-}
-
-// The norm folds' fields, added to the BN report's object (--norms all).
-void add_norms_json(const NormFoldReport& r, nlohmann::json& out) {
-  nlohmann::json folded = nlohmann::json::array(), skipped = nlohmann::json::array();
-  for (const auto& f : r.folded) {
-    folded.push_back({{"graph", f.graph}, {"norm", f.norm}, {"norm_op", f.norm_op}, {"norm_label", f.norm_label},
-                      {"norm_index", f.norm_index}, {"consumer", f.consumer}, {"consumer_op", f.consumer_op},
-                      {"consumer_label", f.consumer_label}, {"bias_into", f.bias_into}});
-  }
-  for (const auto& s : r.skipped) {
-    skipped.push_back({{"graph", s.graph}, {"norm", s.norm}, {"norm_op", s.norm_op}, {"norm_label", s.norm_label},
-                       {"norm_index", s.norm_index}, {"reason", s.reason}});
-  }
-  out["norm_nodes"] = r.total;
-  out["norms_folded"] = folded;
-  out["norms_not_folded"] = skipped;
-  for (const auto& w : r.warnings) out["warnings"].push_back(w);
-  for (const auto& g : generated_json(r.generated)) out["generated"].push_back(g);
-  if (!r.generated.empty()) {
-    out["norm_model_bytes_before"] = r.model_bytes_before;
-    out["norm_model_bytes_after"] = r.model_bytes_after;
-  }
-}
 
 std::string in_graph(const std::string& graph) { return graph == "main" ? "" : " (" + graph + ")"; }
 
@@ -146,48 +87,25 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json, 
   SaveOptions save;
   save.external_data_name = opt.files.external_data;
   check_output_path(model, job.target, save);
-  const bool norms = opt.norms == "all";
-  std::optional<Model> before, mid;
-  if (opt.verify) before = model;
-  bnorm::FoldOptions fold_options;
-  fold_options.rewrite_on_save = true;  // --verify reads the folded weights through the rewrites
-  fold_options.keep_generated = opt.keep_generated;
-  Stopwatch took;
-  const FoldReport r = fold_batch_norms(model, fold_options);
-  log().debug("folded {} of {} BatchNormalization nodes ({:.1f} ms)", r.folded.size(), r.total, took.ms());
-  if (opt.verify && norms) mid = model;
-  NormFoldReport n;
-  if (norms) {
-    took = Stopwatch();
-    n = fold_norm_affines(model, fold_options);
-    log().debug("folded the affine of {} of {} normalization nodes ({:.1f} ms)", n.folded.size(), n.total, took.ms());
-  }
-  for (const auto& w : r.warnings) log().warn("{}", w);
-  for (const auto& w : n.warnings) log().warn("{}", w);
-  std::vector<FoldCheck> checks, norm_checks;
-  took = Stopwatch();
-  if (before) checks = verify_folds(*before, mid ? *mid : model, r, opt.seed);
-  if (mid) norm_checks = verify_norm_folds(*mid, model, n, opt.seed);
-  if (before) log().debug("verified {} folds ({:.1f} ms)", checks.size() + norm_checks.size(), took.ms());
-  auto pass = [](const FoldCheck& c) { return c.pass; };
-  const bool ok = std::all_of(checks.begin(), checks.end(), pass) &&
-                  std::all_of(norm_checks.begin(), norm_checks.end(), pass);
-  const bool nothing = r.folded.empty() && n.folded.empty();
-  const bool write = ok && !(nothing && opt.no_copy);
+  api::FoldRequest request;
+  request.verify = opt.verify;
+  request.seed = opt.seed;
+  request.all_norms = opt.norms == "all";
+  request.keep_generated = opt.keep_generated;
+  request.input = job.input;
+  request.output = job.output;
+  const api::FoldOutcome o = api::fold_model(model, request);
+  const bool ok = o.passed();
+  const bool write = ok && !(o.nothing_folded() && opt.no_copy);
   // The report, whether or not the model could be saved.
-  auto report = [&](bool written) {
+  auto report = [&](bool saved) {
     if (json) {
-      *json = to_json(r, job);
-      if (norms) add_norms_json(n, *json);
-      if (before) (*json)["verify"] = to_json(checks, false);
-      if (before && norms) (*json)["verify_norms"] = to_json(norm_checks, true);
-      (*json)["written"] = written;
-      (*json)["unchanged_copy"] = written && nothing;
+      *json = api::fold_document(o, request, saved);
       return;
     }
-    print_report(r, norms ? &n : nullptr);
-    print_checks(checks);
-    print_checks(norm_checks);
+    print_report(o.bn, request.all_norms ? &o.norms : nullptr);
+    print_checks(o.checks);
+    print_checks(o.norm_checks);
   };
   if (write) {
     try {
@@ -208,8 +126,9 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json, 
     report_out() << "nothing to fold: nothing written (--no-copy)\n";
     return kExitOk;
   }
+  const bool nothing = o.nothing_folded();
   report_out() << fmt::format("{}wrote {}{}\n", nothing ? "nothing to fold: " : "", written_name(job.target),
-                       nothing ? ", an unchanged copy of the input" : "");
+                              nothing ? ", an unchanged copy of the input" : "");
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "model/model.h"
+#include "api/outcomes.h"
 #include "cli_inputs.h"
 #include "cli_parse.h"
 #include "transforms/upgrade/upgrade.h"
@@ -118,16 +119,6 @@ void print_details(const NormReport& n) {
   for (const auto& w : n.warnings) report_out() << fmt::format("  warning     {}\n", w);
 }
 
-nlohmann::json plan_json(const UpgradePlan& p) {
-  nlohmann::json nodes = nlohmann::json::array();
-  for (const auto& n : p.nodes) {
-    nodes.push_back({{"graph", n.graph}, {"label", n.label}, {"op", n.op}, {"from", n.from}, {"to", n.to},
-                     {"by", n.by}, {"changes", n.changes}, {"blocker", n.blocker}});
-  }
-  return {{"from_opset", p.from_opset}, {"to_opset", p.to_opset}, {"from_ir", p.from_ir}, {"to_ir", p.to_ir},
-          {"blockers", p.blockers}, {"nodes", nodes}};
-}
-
 // Pre-flight: what `upgrade --to N` would do, blockers first.
 void print_plan(const UpgradePlan& p) {
   const std::string ir = p.to_ir > 0 ? fmt::format(" (IR {} -> {})", p.from_ir, p.to_ir) : "";
@@ -143,15 +134,6 @@ void print_plan(const UpgradePlan& p) {
                              n.to == 0 ? "none" : std::to_string(n.to),  // lowered: no version at the target
                              n.changes.empty() ? "" : ": " + join(n.changes, "; "));
   }
-}
-
-nlohmann::json risks_json(const std::vector<Fp16Risk>& risks) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& r : risks) {
-    out.push_back({{"graph", r.graph}, {"node", r.node}, {"index", r.node_index}, {"op", r.op}, {"check", r.check},
-                   {"input", r.input}, {"what", r.what}, {"advice", r.advice}});
-  }
-  return out;
 }
 
 void print_risks(const std::vector<Fp16Risk>& risks, bool measured) {
@@ -182,54 +164,36 @@ Runner add_inspect(CLI::App& app) {
     if (given(*sub, "--to")) opt->to = int_value("--to", opt->to_text, INT64_MIN, INT64_MAX);
     if (given(*sub, "--random")) opt->measure.seed = seed_value("--random", opt->seed_text);
     refuse_without_effect(*sub, "--summary", !opt->json, "with --json: the JSON report is always whole");
+    for (const char* o : {"--input", "--random", "--dim"}) {
+      refuse_without_effect(*sub, o, opt->fp16, "without --fp16: --input, --random and --dim go with --fp16");
+    }
     const Model model = load_model(opt->model);
-    InspectReport r;
+    api::InspectRequest request;
+    request.to = opt->to;
+    request.fp16 = opt->fp16;
+    request.inputs = read_inputs(opt->measure.inputs);
+    request.seed = opt->measure.seed;
+    request.dims = parse_dims(opt->measure.dims);
+    request.file = opt->model;
+    api::InspectOutcome o;
     try {
-      r = inspect(model);
+      o = api::inspect_model(model, request);
     } catch (Error& e) {
       e.in_file(opt->model);
       throw;
     }
-    const bool measuring = opt->measure.seed || !opt->measure.inputs.empty() || !opt->measure.dims.empty();
-    if (measuring && !opt->fp16) throw Error(ErrorKind::usage, "--input, --random and --dim go with --fp16");
-    std::optional<std::vector<Fp16Risk>> risks;
-    if (opt->fp16) {
-      try {
-        if (measuring) {
-          const auto inputs = model_inputs(opt->measure, model);
-          risks = fp16_risks(model, &inputs);
-        } else {
-          risks = fp16_risks(model);
-        }
-      } catch (Error& e) {
-        e.in_file(opt->model);
-        throw;
-      }
-    }
-    std::optional<UpgradePlan> plan;
-    if (opt->to) {
-      try {
-        plan = plan_upgrade_model(model, *opt->to);
-      } catch (Error& e) {
-        e.in_file(opt->model);
-        throw;
-      }
-    }
     if (opt->json) {
-      nlohmann::json j = to_json(r);
-      j["schema"] = "bnorm.inspect/1";
-      if (plan) j["upgrade_plan"] = plan_json(*plan);
-      if (risks) j["fp16_risks"] = risks_json(*risks);
-      report_out() << json_text(j) << "\n";
+      report_out() << json_text(api::inspect_document(o, request)) << "\n";
       return 0;
     }
+    const InspectReport& r = o.report;
     print_header(r);
     print_table(r);
     if (!opt->summary) {
       for (const auto& n : r.norms) print_details(n);
     }
-    if (risks) print_risks(*risks, measuring);
-    if (plan) print_plan(*plan);
+    if (o.risks) print_risks(*o.risks, o.measured);
+    if (o.plan) print_plan(*o.plan);
     return 0;
   };
 }

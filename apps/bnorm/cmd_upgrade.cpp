@@ -18,6 +18,8 @@
 #include "core/log.h"
 #include "model/model.h"
 #include "model/tensor.h"
+#include "api/outcomes.h"
+#include "cli_inputs.h"
 #include "transforms/upgrade/upgrade.h"
 #include "transforms/upgrade/verify.h"
 
@@ -35,62 +37,12 @@ struct UpgradeCliOptions {
   std::string to_text, seed_text;
 };
 
-std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& specs) {
-  std::map<std::string, int64_t> dims;
-  for (const auto& s : specs) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) throw Error(ErrorKind::usage, fmt::format("--dim expects NAME=VALUE, got '{}'", s));
-    const std::string name = s.substr(0, eq), value = s.substr(eq + 1);
-    try {
-      size_t used = 0;
-      dims[name] = std::stoll(value, &used);
-      if (used != value.size()) throw std::invalid_argument(value);
-    } catch (const std::exception&) {
-      throw Error(ErrorKind::usage, fmt::format("--dim {}: '{}' is not an integer", name, value));
-    }
-    if (dims[name] < 0) throw Error(ErrorKind::usage, fmt::format("--dim {}: must not be negative", name));
-  }
-  return dims;
-}
-
-nlohmann::json checks_json(const std::vector<UpgradeCheck>& checks) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& c : checks) {
-    out.push_back({{"output", c.output}, {"type", c.type}, {"shape", c.shape}, {"max_abs", c.max_abs},
-                   {"max_rel", c.max_rel}, {"pass", c.pass}, {"problem", c.problem}});
-  }
-  return out;
-}
-
 void print_checks(const std::vector<UpgradeCheck>& checks) {
   for (const auto& c : checks) {
     report_out() << fmt::format("  {}   output '{}' {} {}: max abs {:.3g}, max rel {:.3g}{}\n",
                              c.pass ? "verified" : "FAILED  ", c.output, c.type, shape_str(c.shape), c.max_abs,
                              c.max_rel, c.problem.empty() ? "" : " (" + c.problem + ")");
   }
-}
-
-nlohmann::json to_json(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJob& job) {
-  nlohmann::json nodes = nlohmann::json::array(), rewrites = nlohmann::json::array();
-  for (const auto& n : r.nodes) {
-    nodes.push_back({{"graph", n.graph}, {"name", n.name}, {"label", n.label}, {"op", n.op}, {"from", n.from}, {"to", n.to},
-                     {"steps", n.steps}, {"dropped", n.dropped}, {"set", n.set}, {"added", n.added},
-                     {"warnings", n.warnings}, {"made_inference", n.made_inference}});
-  }
-  for (const auto& w : r.rewrites) {
-    rewrites.push_back({{"graph", w.graph}, {"name", w.name}, {"label", w.label}, {"op", w.op}, {"what", w.what},
-                        {"added", w.added}});
-  }
-  nlohmann::json out{{"input", job.input}, {"output", job.output}, {"from_opset", r.from_opset}, {"to_opset", r.to_opset},
-                     {"from_ir", r.from_ir}, {"to_ir", r.to_ir}, {"checked", !o.no_check}, {"norm_nodes", nodes},
-                     {"rewrites", rewrites}, {"made_inference", r.made_inference}, {"removed", r.removed},
-                     {"warnings", r.warnings}};
-  if (o.fuse_norms) {
-    nlohmann::json missed = nlohmann::json::array();
-    for (const auto& m : r.not_fused) missed.push_back({{"graph", m.graph}, {"label", m.label}, {"op", m.op}, {"why", m.why}});
-    out["not_fused"] = missed;
-  }
-  return out;
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -134,51 +86,41 @@ void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJ
 }
 
 int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::json* json, bool* written) {
-  const auto dims = parse_dims(opt.dims);
+  api::UpgradeRequest request;
+  request.to = opt.to;
+  request.inference = opt.inference;
+  request.casts = !opt.no_casts;
+  request.fuse_norms = opt.fuse_norms;
+  request.check = !opt.no_check;
+  request.verify = opt.verify;
+  request.seed = opt.seed;
+  request.dims = parse_dims(opt.dims);
+  request.input = job.input;
+  request.output = job.output;
   Model model = load_model(job.input);
   SaveOptions save;
   save.external_data_name = opt.files.external_data;
   check_output_path(model, job.target, save);
   std::optional<Model> before;
   if (opt.verify) before = model;
-  UpgradeOptions options;
-  options.target = opt.to;
-  options.inference = opt.inference;
-  options.casts = !opt.no_casts;
-  options.fuse_norms = opt.fuse_norms;
-  const UpgradeReport r = upgrade_model(model, options);
-  for (const auto& w : r.warnings) log().warn("{}", w);
-  std::vector<UpgradeCheck> checks;
+  api::UpgradeOutcome o = api::convert_model(model, request);
   // The conversion's report, printed whether or not the result passes the
   // check, verifies and can be saved.
   auto report = [&](bool saved) {
     if (json) {
-      *json = to_json(r, opt, job);
-      if (before) (*json)["verify"] = checks_json(checks);
-      (*json)["written"] = saved;
+      *json = api::upgrade_document(o, request, saved);
       return;
     }
-    if (!saved && !checks.empty() && !std::all_of(checks.begin(), checks.end(), [](auto& c) { return c.pass; })) {
-      print_checks(checks);
+    if (!saved && !o.passed()) {
+      print_checks(o.checks);
       return;
     }
-    print_text(r, opt, job, saved);
-    print_checks(checks);
+    print_text(o.report, opt, job, saved);
+    print_checks(o.checks);
   };
-  bool ok = false;
   try {
-    Stopwatch took;
-    if (!opt.no_check) {
-      check_model_full(model.proto, model.dir());
-      log().debug("checked the result ({:.1f} ms)", took.ms());
-    }
-    took = Stopwatch();
-    if (before) {
-      checks = verify_upgrade(*before, model, opt.seed, dims);
-      log().debug("verified {} outputs ({:.1f} ms)", checks.size(), took.ms());
-    }
-    ok = std::all_of(checks.begin(), checks.end(), [](const UpgradeCheck& c) { return c.pass; });
-    if (ok) {
+    api::check_and_verify(o, before ? &*before : nullptr, model, request);
+    if (o.passed()) {
       save_model(model, job.target, save);
       *written = true;
     }
@@ -186,8 +128,8 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
     report(false);
     throw;
   }
-  report(ok);
-  if (!ok) {
+  report(o.passed());
+  if (!o.passed()) {
     if (!json) report_out() << "an output of the converted model is off beyond tolerance: nothing written\n";
     return kExitCheckFailed;
   }

@@ -49,7 +49,6 @@ std::vector<InputSet> read_input_sets(const std::filesystem::path& dir, const Mo
 // --input files, then --random data for the rest when `random`.
 std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model& model, bool random);
 
-nlohmann::json diff_json(const Diff& d);
 std::string diff_text(const Diff& d);
 
 // eval A --compare B [--trace] [--inputs DIR] [--junit F] [--report F].

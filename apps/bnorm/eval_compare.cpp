@@ -11,6 +11,7 @@
 #include "eval/run/evaluator.h"
 #include "eval/report/html.h"
 #include "eval/report/trace.h"
+#include "api/outcomes.h"
 #include "eval_cli.h"
 
 using nlohmann::json;
@@ -28,97 +29,6 @@ std::vector<InputSet> input_sets(const EvalCliOptions& o, const Model& a) {
   }
   return {InputSet{o.inputs.empty() ? fmt::format("random seed {}", o.seed.value_or(0)) : "given inputs",
                    gather_inputs(o, a, true)}};
-}
-
-Tolerance tolerance_for(const EvalCliOptions& o, DType t) {
-  Tolerance tol = model_compare_tolerance(t);
-  if (o.rtol) tol.rtol = *o.rtol;
-  if (o.atol) tol.atol = *o.atol;
-  return tol;
-}
-
-// Without --trace: each set run whole, the graph outputs compared (by name,
-// else by position), merged into a TraceResult holding only the outputs.
-TraceResult compare_outputs(const EvalCliOptions& o, const Model& a, const Model& b,
-                            const std::vector<InputSet>& sets) {
-  TraceResult r;
-  const auto& outs_a = a.proto.graph().output();
-  const auto& outs_b = b.proto.graph().output();
-  for (const auto& set : sets) {
-    std::map<std::string, Tensor> ya, yb;
-    try {
-      ya = evaluate(a, set.inputs);
-    } catch (Error& e) {
-      e.in_file(o.paths[0]).context("in the first model");
-      throw;
-    }
-    try {
-      yb = evaluate(b, set.inputs);
-    } catch (Error& e) {
-      e.in_file(o.compare).context("in the second model, run on the inputs made for the first");
-      throw;
-    }
-    for (int i = 0; i < outs_a.size(); ++i) {
-      const std::string& name = outs_a[i].name();
-      std::string other = name;
-      if (!yb.count(other) && i < outs_b.size()) other = outs_b[i].name();
-      if (!ya.count(name) || !yb.count(other)) {
-        throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", name, o.compare));
-      }
-      const Tolerance tol = tolerance_for(o, ya[name].dtype);
-      ValueDiff d = diff_values(ya[name], yb[other], tol);
-      if (static_cast<int>(r.values.size()) <= i) {
-        TracedValue v;
-        v.name = name;
-        v.name_b = other;
-        v.order = i;
-        v.output = true;
-        v.dtype = ya[name].dtype;
-        v.dims = ya[name].dims;
-        v.tol = tol;
-        v.diff = std::move(d);
-        r.values.push_back(std::move(v));
-      } else {
-        r.values[i].diff.merge(d);
-      }
-    }
-    ++r.data_sets;
-  }
-  for (size_t i = 0; i < r.values.size() && r.first < 0; ++i)
-    if (!r.values[i].diff.diff.pass) r.first = static_cast<int>(i);
-  return r;
-}
-
-json value_json(const TracedValue& v) {
-  json j = diff_json(v.diff.diff);
-  j["name"] = v.name;
-  j["rtol"] = v.tol.rtol;
-  j["atol"] = v.tol.atol;
-  j["max_ulp"] = v.diff.max_ulp;
-  j["worst"] = std::isfinite(v.diff.worst) ? json(v.diff.worst) : json(nullptr);
-  return j;
-}
-
-json trace_json(const TraceResult& r) {
-  json values = json::array();
-  for (const auto& v : r.values) {
-    json j = value_json(v);
-    j["name_b"] = v.name_b;
-    j["producer_a"] = v.producer_a;
-    j["producer_b"] = v.producer_b;
-    j["output"] = v.output;
-    j["type"] = dtype_name(v.dtype);
-    j["shape"] = v.dims;
-    j["histogram"] = v.diff.histogram;
-    values.push_back(j);
-  }
-  json first = nullptr;
-  if (r.first >= 0) {
-    const auto& v = r.values[r.first];
-    first = {{"name", v.name}, {"producer_a", v.producer_a}, {"producer_b", v.producer_b}, {"path", r.path}};
-  }
-  return {{"values", values}, {"first_divergence", first}, {"uncompared", r.uncompared},
-          {"peak_kept_bytes", r.peak_kept_bytes}, {"spilled_bytes", r.spilled_bytes}};
 }
 
 std::string ratio_text(double worst) {
@@ -167,14 +77,14 @@ int run_compare(const EvalCliOptions& o) {
     for (const auto& set : sets) tracer.run(set.inputs);
     r = tracer.result();
   } else {
-    r = compare_outputs(o, a, b, sets);
+    std::vector<std::map<std::string, Tensor>> inputs;
+    for (const auto& set : sets) inputs.push_back(set.inputs);
+    r = api::compare_outputs(a, b, inputs, o.rtol, o.atol, o.paths[0], o.compare);
   }
   bool all = true;
-  json outputs = json::array();
   for (const auto& v : r.values) {
     if (!v.output) continue;
     all = all && v.diff.diff.pass;
-    outputs.push_back(value_json(v));
     if (!o.json) report_out() << fmt::format("{} {}: {}\n", v.diff.diff.pass ? "ok  " : "FAIL", v.name, diff_text(v.diff.diff));
   }
   if (o.trace) {
@@ -189,10 +99,9 @@ int run_compare(const EvalCliOptions& o) {
     write_report_file(o.report_target, compare_report_html({o.paths[0], o.compare, from, o.trace, r}));
   }
   if (o.json) {
-    json j = {{"schema", "bnorm.eval-compare/1"}, {"a", o.paths[0]}, {"b", o.compare}, {"seed", o.inputs_dir.empty() ? json(o.seed.value_or(0)) : json(nullptr)}, {"outputs", outputs},
-              {"pass", all}, {"data_sets", r.data_sets}};
-    if (o.trace) j["trace"] = trace_json(r);
-    report_out() << json_text(j) << "\n";
+    const std::optional<uint64_t> seed =
+        o.inputs_dir.empty() ? std::optional<uint64_t>(o.seed.value_or(0)) : std::nullopt;
+    report_out() << json_text(api::compare_document(r, o.paths[0], o.compare, seed, o.trace)) << "\n";
   } else {
     if (o.trace) print_trace(r);
     report_out() << (all ? "the models agree\n" : "the models differ\n");

@@ -100,4 +100,23 @@ std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
   return out;
 }
 
+std::map<std::string, Tensor> complete_inputs(const Model& model, const std::map<std::string, Tensor>& given,
+                                              const std::optional<uint64_t>& seed,
+                                              const std::map<std::string, int64_t>& dims) {
+  if (seed) return random_inputs(model, *seed, dims, given);
+  if (!dims.empty()) throw Error(ErrorKind::usage, "--dim sizes the inputs --random makes: give --random SEED too");
+  std::set<std::string> initializers;
+  for (const auto& t : model.proto.graph().initializer()) initializers.insert(t.name());
+  std::vector<std::string> missing;
+  for (const auto& in : model.proto.graph().input()) {
+    if (!initializers.count(in.name()) && !given.count(in.name())) missing.push_back("'" + in.name() + "'");
+  }
+  if (!missing.empty()) {
+    throw Error(ErrorKind::usage,
+                fmt::format("no data for input{} {}", missing.size() == 1 ? "" : "s", fmt::join(missing, ", ")),
+                "give each with --input NAME=FILE (.pb or .npy), or fill them with --random SEED");
+  }
+  return given;
+}
+
 }  // namespace bnorm

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "model/model.h"
@@ -21,5 +22,13 @@ namespace bnorm {
 std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
                                             const std::map<std::string, int64_t>& dims,
                                             const std::map<std::string, Tensor>& given = {});
+
+// The inputs a run takes: `given`, and with a seed random data for every
+// other input (random_inputs). Without a seed every input must be given:
+// Error(usage) naming every one missing (and `dims` must be empty: it
+// sizes random inputs only).
+std::map<std::string, Tensor> complete_inputs(const Model& model, const std::map<std::string, Tensor>& given,
+                                              const std::optional<uint64_t>& seed,
+                                              const std::map<std::string, int64_t>& dims);
 
 }  // namespace bnorm

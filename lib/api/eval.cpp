@@ -1,0 +1,208 @@
+// bnorm eval's work and documents: two models compared (bnorm.eval-compare/1),
+// one model run (bnorm.eval-model/1), conformance folders
+// (bnorm.eval-folders/1).
+#include <cmath>
+#include <limits>
+
+#include "api/outcomes.h"
+#include "core/error.h"
+#include "eval/run/evaluator.h"
+#include "eval/run/random_inputs.h"
+#include "model/model.h"
+
+namespace bnorm::api {
+
+using nlohmann::json;
+
+namespace {
+
+json optional_text(const std::optional<std::string>& s) { return s ? json(*s) : json(); }
+
+json value_json(const TracedValue& v) {
+  json j = diff_json(v.diff.diff);
+  j["name"] = v.name;
+  j["rtol"] = v.tol.rtol;
+  j["atol"] = v.tol.atol;
+  j["max_ulp"] = v.diff.max_ulp;
+  j["worst"] = std::isfinite(v.diff.worst) ? json(v.diff.worst) : json(nullptr);
+  return j;
+}
+
+json trace_json(const TraceResult& r) {
+  json values = json::array();
+  for (const auto& v : r.values) {
+    json j = value_json(v);
+    j["name_b"] = v.name_b;
+    j["producer_a"] = v.producer_a;
+    j["producer_b"] = v.producer_b;
+    j["output"] = v.output;
+    j["type"] = dtype_name(v.dtype);
+    j["shape"] = v.dims;
+    j["histogram"] = v.diff.histogram;
+    values.push_back(j);
+  }
+  json first = nullptr;
+  if (r.first >= 0) {
+    const auto& v = r.values[r.first];
+    first = {{"name", v.name}, {"producer_a", v.producer_a}, {"producer_b", v.producer_b}, {"path", r.path}};
+  }
+  return {{"values", values}, {"first_divergence", first}, {"uncompared", r.uncompared},
+          {"peak_kept_bytes", r.peak_kept_bytes}, {"spilled_bytes", r.spilled_bytes}};
+}
+
+}  // namespace
+
+json with_schema(json doc, const std::string& kind) {
+  doc["schema"] = kind;
+  return doc;
+}
+
+json diff_json(const Diff& d) {
+  return {{"pass", d.pass}, {"max_abs", d.max_abs}, {"max_rel", d.max_rel}, {"mismatches", d.mismatches},
+          {"elements", d.elements}, {"problem", d.problem}};
+}
+
+TraceResult compare_outputs(const Model& a, const Model& b, const std::vector<std::map<std::string, Tensor>>& sets,
+                            const std::optional<double>& rtol, const std::optional<double>& atol,
+                            const std::string& a_name, const std::string& b_name) {
+  TraceResult r;
+  const auto& outs_a = a.proto.graph().output();
+  const auto& outs_b = b.proto.graph().output();
+  for (const auto& inputs : sets) {
+    std::map<std::string, Tensor> ya, yb;
+    try {
+      ya = evaluate(a, inputs);
+    } catch (Error& e) {
+      e.in_file(a_name).context("in the first model");
+      throw;
+    }
+    try {
+      yb = evaluate(b, inputs);
+    } catch (Error& e) {
+      e.in_file(b_name).context("in the second model, run on the inputs made for the first");
+      throw;
+    }
+    for (int i = 0; i < outs_a.size(); ++i) {
+      const std::string& name = outs_a[i].name();
+      std::string other = name;
+      if (!yb.count(other) && i < outs_b.size()) other = outs_b[i].name();
+      if (!ya.count(name) || !yb.count(other)) {
+        throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", name, b_name));
+      }
+      Tolerance tol = model_compare_tolerance(ya[name].dtype);
+      if (rtol) tol.rtol = *rtol;
+      if (atol) tol.atol = *atol;
+      ValueDiff d = diff_values(ya[name], yb[other], tol);
+      if (static_cast<int>(r.values.size()) <= i) {
+        TracedValue v;
+        v.name = name;
+        v.name_b = other;
+        v.order = i;
+        v.output = true;
+        v.dtype = ya[name].dtype;
+        v.dims = ya[name].dims;
+        v.tol = tol;
+        v.diff = std::move(d);
+        r.values.push_back(std::move(v));
+      } else {
+        r.values[i].diff.merge(d);
+      }
+    }
+    ++r.data_sets;
+  }
+  for (size_t i = 0; i < r.values.size() && r.first < 0; ++i)
+    if (!r.values[i].diff.diff.pass) r.first = static_cast<int>(i);
+  return r;
+}
+
+json compare_document(const TraceResult& r, const std::optional<std::string>& a, const std::optional<std::string>& b,
+                      const std::optional<uint64_t>& seed, bool trace) {
+  bool all = true;
+  json outputs = json::array();
+  for (const auto& v : r.values) {
+    if (!v.output) continue;
+    all = all && v.diff.diff.pass;
+    outputs.push_back(value_json(v));
+  }
+  json j = {{"a", optional_text(a)}, {"b", optional_text(b)}, {"seed", seed ? json(*seed) : json(nullptr)},
+            {"outputs", outputs}, {"pass", all}, {"data_sets", r.data_sets}};
+  if (trace) j["trace"] = trace_json(r);
+  return with_schema(std::move(j), "bnorm.eval-compare/1");
+}
+
+Stats stats_of(const Tensor& t) {
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  const auto v = t.to_f64();
+  for (double x : v) {
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    sum += x;
+  }
+  return {lo, hi, v.empty() ? 0 : sum / static_cast<double>(v.size())};
+}
+
+json model_document(const std::string& model, const std::vector<OutputStats>& outputs) {
+  json outs = json::array();
+  for (const auto& o : outputs) {
+    const Stats s = stats_of(o.tensor);
+    outs.push_back({{"name", o.name}, {"type", dtype_name(o.tensor.dtype)}, {"shape", o.tensor.dims}, {"min", s.min},
+                    {"max", s.max}, {"mean", s.mean}, {"files", o.files}});
+  }
+  return with_schema({{"model", model}, {"outputs", outs}}, "bnorm.eval-model/1");
+}
+
+json folders_document(const std::vector<FolderRow>& rows, const Tolerance& tol) {
+  int passed = 0, failed = 0, skipped = 0, errors = 0;
+  json tests = json::array();
+  for (const auto& row : rows) {
+    const BackendTestResult& r = row.result;
+    if (!r.error.empty()) ++errors;
+    else if (r.skipped) ++skipped;
+    else if (r.pass()) ++passed;
+    else ++failed;
+    json sets = json::array();
+    for (const auto& ds : r.data_sets) {
+      json outs = json::array();
+      for (const auto& out : ds.outputs) {
+        json j = diff_json(out.diff);
+        j["name"] = out.name;
+        outs.push_back(j);
+      }
+      sets.push_back({{"name", ds.name}, {"outputs", outs}});
+    }
+    tests.push_back({{"name", r.name}, {"dir", r.dir.string()}, {"skipped", r.skipped}, {"skip_reason", r.skip_reason},
+                     {"error", r.error}, {"pass", r.pass()}, {"data_sets", sets}});
+  }
+  return with_schema({{"tests", tests}, {"passed", passed}, {"failed", failed}, {"skipped", skipped},
+                      {"errors", errors}, {"rtol", tol.rtol}, {"atol", tol.atol}},
+                     "bnorm.eval-folders/1");
+}
+
+std::map<std::string, Tensor> run(const Model& model, const std::map<std::string, Tensor>& inputs) {
+  return evaluate(model, inputs);
+}
+
+std::map<std::string, Tensor> make_inputs(const Model& model, uint64_t seed, const std::map<std::string, int64_t>& dims,
+                                          const std::map<std::string, Tensor>& given) {
+  return random_inputs(model, seed, dims, given);
+}
+
+Report compare(const Model& a, const Model& b, const CompareRequest& request) {
+  const auto inputs = random_inputs(a, request.seed, request.dims, request.inputs);
+  TraceResult r;
+  if (request.trace) {
+    TraceOptions topt;
+    topt.rtol = request.rtol;
+    topt.atol = request.atol;
+    Tracer tracer(a, b, topt);
+    tracer.run(inputs);
+    r = tracer.result();
+  } else {
+    r = compare_outputs(a, b, {inputs}, request.rtol, request.atol, request.a.value_or("A"), request.b.value_or("B"));
+  }
+  json doc = compare_document(r, request.a, request.b, request.seed, request.trace);
+  const bool pass = doc["pass"].get<bool>();
+  return Report{std::move(doc), pass ? 0 : 1};
+}
+
+}  // namespace bnorm::api

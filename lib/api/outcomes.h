@@ -1,0 +1,101 @@
+// The front door's work, for the CLI (internal: the public API is
+// include/bnorm/). Each command's work returns an outcome (the library's
+// own report types, which the CLI prints as text) and the outcome's JSON
+// document is built here, once: `bnorm CMD --json` prints it, and the
+// public API (bnorm::api::fold ...) returns it as its Report. The schemas
+// are docs/schema/*.json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <bnorm/eval.h>
+#include <bnorm/fold.h>
+#include <bnorm/inspect.h>
+#include <bnorm/upgrade.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/backend/folders.h"
+#include "eval/report/compare.h"
+#include "eval/report/html.h"
+#include "eval/report/trace.h"
+#include "transforms/fold/bn_fold.h"
+#include "transforms/fold/norm_affine.h"
+#include "transforms/fold/verify.h"
+#include "transforms/fp16_risk.h"
+#include "transforms/inspect.h"
+#include "transforms/upgrade/types.h"
+#include "transforms/upgrade/verify.h"
+
+namespace bnorm::api {
+
+// fold: the BatchNormalization folds, then (all_norms) the family's affine;
+// with verify, each fold checked on the model as it was before it.
+struct FoldOutcome {
+  FoldReport bn;
+  NormFoldReport norms;
+  bool all_norms = false;
+  bool verified = false;
+  std::vector<FoldCheck> checks, norm_checks;
+
+  bool passed() const;          // every check holds (true without verify)
+  bool nothing_folded() const;  // no node folded: the model is unchanged
+};
+FoldOutcome fold_model(Model& model, const FoldRequest& request);
+nlohmann::json fold_document(const FoldOutcome& o, const FoldRequest& request, bool written);
+
+// upgrade: the conversion, then the check and --verify (which can throw
+// after the conversion: the CLI still prints the conversion's report).
+struct UpgradeOutcome {
+  UpgradeReport report;
+  bool fuse_norms = false;
+  bool checked = false;
+  bool verified = false;
+  std::vector<UpgradeCheck> checks;
+
+  bool passed() const;
+};
+UpgradeOutcome convert_model(Model& model, const UpgradeRequest& request);
+void check_and_verify(UpgradeOutcome& o, const Model* before, const Model& model, const UpgradeRequest& request);
+nlohmann::json upgrade_document(const UpgradeOutcome& o, const UpgradeRequest& request, bool written);
+
+// inspect
+struct InspectOutcome {
+  InspectReport report;
+  std::optional<UpgradePlan> plan;
+  std::optional<std::vector<Fp16Risk>> risks;
+  bool measured = false;  // fp16 risks measured on inputs
+};
+InspectOutcome inspect_model(const Model& model, const InspectRequest& request);
+nlohmann::json inspect_document(const InspectOutcome& o, const InspectRequest& request);
+
+// eval: two models compared (trace or outputs only), one model run, folders.
+nlohmann::json diff_json(const Diff& d);
+nlohmann::json compare_document(const TraceResult& r, const std::optional<std::string>& a,
+                                const std::optional<std::string>& b, const std::optional<uint64_t>& seed, bool trace);
+struct OutputStats {
+  std::string name;
+  Tensor tensor;
+  std::vector<std::string> files;
+};
+nlohmann::json model_document(const std::string& model, const std::vector<OutputStats>& outputs);
+// min, max and mean of a tensor's elements (NaN-free when the tensor is)
+struct Stats {
+  double min, max, mean;
+};
+Stats stats_of(const Tensor& t);
+nlohmann::json folders_document(const std::vector<FolderRow>& rows, const Tolerance& tol);
+
+// Every document gets its "schema" ("bnorm.fold/1") first.
+nlohmann::json with_schema(nlohmann::json doc, const std::string& kind);
+
+// The model run on the same inputs in both, its outputs compared by name
+// (else by position), aggregated over the input sets; tolerances per output
+// type (model_compare_tolerance) unless rtol/atol are given.
+TraceResult compare_outputs(const Model& a, const Model& b, const std::vector<std::map<std::string, Tensor>>& sets,
+                            const std::optional<double>& rtol, const std::optional<double>& atol,
+                            const std::string& a_name, const std::string& b_name);
+
+}  // namespace bnorm::api
