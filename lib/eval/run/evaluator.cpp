@@ -44,7 +44,9 @@ using Values = std::vector<Value>;
 struct Env {
   mutable std::unordered_map<std::string, Value> values;
   mutable std::unordered_map<std::string, const onnx::TensorProto*> lazy;  // initializers not decoded yet
-  const std::filesystem::path* dir = nullptr;  // of the model: external data
+  // The model the initializers are of: decoded as saving it would write them
+  // (decode_as_saved: a fold's pending rewrites applied, external data read).
+  const Model* model = nullptr;
   const Env* outer = nullptr;
 
   // Whether `name` is a value here or in an outer scope (decodes nothing).
@@ -60,7 +62,7 @@ struct Env {
       if (it != e->values.end()) return &it->second;
       auto lz = e->lazy.find(name);
       if (lz != e->lazy.end()) {
-        Value v = Value::of(decode_tensor(*lz->second, *e->dir));
+        Value v = Value::of(decode_as_saved(*e->model, *lz->second));
         e->lazy.erase(lz);
         return &e->values.emplace(name, std::move(v)).first->second;
       }
@@ -137,7 +139,11 @@ void check_input(const onnx::ValueInfoProto& vi, const Tensor& t, bool shapes) {
 class Runner {
  public:
   Runner(const Model& model, const EvalOptions& options)
-      : options_(options), opset_(default_opset(model.proto)), dir_(model.dir()), main_(&model.proto.graph()) {}
+      : options_(options),
+        opset_(default_opset(model.proto)),
+        dir_(model.dir()),
+        model_(&model),
+        main_(&model.proto.graph()) {}
 
   // Every node of `g` (subgraphs included) must resolve to an implemented
   // schema version. Every problem is gathered and reported in one Error:
@@ -205,7 +211,7 @@ class Runner {
   // Registers `g`'s initializers in `env`, to be decoded on first use
   // (a given input of the same name takes precedence).
   void add_initializers(const onnx::GraphProto& g, Env& env) const {
-    env.dir = &dir_;
+    env.model = model_;
     for (const auto& t : g.initializer()) {
       if (!env.values.count(t.name())) env.lazy.emplace(t.name(), &t);
     }
@@ -245,6 +251,7 @@ class Runner {
   const EvalOptions& options_;
   int64_t opset_;
   std::filesystem::path dir_;
+  const Model* model_;
   const onnx::GraphProto* main_;
 };
 
