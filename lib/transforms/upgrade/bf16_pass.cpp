@@ -14,6 +14,7 @@
 #include "model/node_label.h"
 #include "model/op_versions.h"
 #include "transforms/upgrade/steps/step.h"
+#include "transforms/upgrade/steps/walk.h"
 #include "transforms/upgrade/types.h"
 #include "transforms/upgrade/schema.h"
 
@@ -56,57 +57,29 @@ bool any_candidate(const onnx::ModelProto& m, int64_t from, int64_t to) {
 Scan scan(onnx::ModelProto& m, int64_t from, int64_t to, bool rewrite) {
   Scan out;
   if (to >= from || !any_candidate(m, from, to)) return out;
-  const onnx::ModelProto inferred = with_inferred_shapes(m);
-  const GraphIndex index(inferred);
-  std::vector<const onnx::GraphProto*> originals;
-  for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) { originals.push_back(&g); });
-  steps::Env env;
-  env.index = &index;
-  steps::collect_names(m, env);
-  size_t k = 0;
-  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
-    const onnx::GraphProto& orig = *originals.at(k++);
-    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
-    for (int i = 0; i < g.node_size(); ++i) {
-      onnx::NodeProto& n = *g.mutable_node(i);
-      int vf = 0, vt = 0;
-      if (!candidate(n, from, to, &vf, &vt)) {
-        *nodes.Add() = std::move(n);
-        continue;
-      }
-      steps::NormSite s;
-      s.node = n;
-      s.version = vf;
-      s.target_opset = to;
-      s.scope = &index.scope_of(&orig.node(i));
-      s.env = &env;
-      const std::string quoted = quoted_label(n, i, path);
-      const std::string head = fmt::format("{} ({}-{})", quoted, n.op_type(), vf);
-      steps::Bf16Casts c;
-      try {
-        c = steps::match_bf16_casts(s, *schema_info(n.op_type(), vf), *schema_info(n.op_type(), vt));
-      } catch (const Error& e) {
-        out.refused.push_back(fmt::format("{}: {}", head, e.bare_message()));
-      }
-      if (c.empty()) {
-        *nodes.Add() = std::move(n);
-        continue;
-      }
-      const std::string what = steps::describe_bf16_casts(s, c, vt);
-      out.lines.push_back({fmt::format("{}: {}", head, what), node_label(n), n.op_type(), what, vf});
-      Bf16Site site{path, node_label(n, i, path == "main" ? "" : path + "/"), n.name(), n.op_type(), what, {}};
-      if (rewrite) {
-        steps::cast_bf16_through_float(s, c);
-        site.added = s.report.added;
-        for (auto& b : s.before) *nodes.Add() = std::move(b);
-        *nodes.Add() = std::move(s.node);
-        for (auto& a : s.after) *nodes.Add() = std::move(a);
-      } else {
-        *nodes.Add() = std::move(n);
-      }
-      out.sites.push_back(std::move(site));
+  int vt = 0;
+  auto select = [&](const onnx::NodeProto& n, int& vf) { return candidate(n, from, to, &vf, &vt); };
+  steps::walk_sites(m, to, select, [&](steps::NormSite& s, const steps::WalkedNode& at) {
+    const onnx::NodeProto& n = s.node;
+    const int vf = s.version;
+    const std::string head = fmt::format("{} ({}-{})", quoted_label(n, at.index, at.path), n.op_type(), vf);
+    steps::Bf16Casts c;
+    try {
+      c = steps::match_bf16_casts(s, *schema_info(n.op_type(), vf), *schema_info(n.op_type(), vt));
+    } catch (const Error& e) {
+      out.refused.push_back(fmt::format("{}: {}", head, e.bare_message()));
     }
-    g.mutable_node()->Swap(&nodes);
+    if (c.empty()) return steps::Visit::keep;
+    const std::string what = steps::describe_bf16_casts(s, c, vt);
+    out.lines.push_back({fmt::format("{}: {}", head, what), node_label(n), n.op_type(), what, vf});
+    Bf16Site site{at.path, node_label(n, at.index, at.path == "main" ? "" : at.path + "/"), n.name(), n.op_type(),
+                  what, {}};
+    if (rewrite) {
+      steps::cast_bf16_through_float(s, c);
+      site.added = s.report.added;
+    }
+    out.sites.push_back(std::move(site));
+    return rewrite ? steps::Visit::splice : steps::Visit::keep;
   });
   return out;
 }

@@ -17,6 +17,7 @@
 #include "model/node_label.h"
 #include "model/op_versions.h"
 #include "transforms/upgrade/steps/step.h"
+#include "transforms/upgrade/steps/walk.h"
 #include "transforms/upgrade/schema.h"
 #include "transforms/upgrade/versions.h"
 
@@ -168,57 +169,33 @@ bool convert_site(NormSite& s, int64_t from, int64_t to, std::vector<std::string
 
 // Converts (or plans, on a copy) every node; `plans` gets one entry per node whose version changes.
 void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& plans, UpgradeReport* r) {
-  const onnx::ModelProto inferred = with_inferred_shapes(m);
-  const GraphIndex index(inferred);
-  std::vector<const onnx::GraphProto*> originals;
-  for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) { originals.push_back(&g); });
-  steps::Env env;
-  env.index = &index;
-  steps::collect_names(m, env);
-  size_t k = 0;
-  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
-    const onnx::GraphProto& orig = *originals.at(k++);
-    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
-    for (int i = 0; i < g.node_size(); ++i) {
-      onnx::NodeProto& n = *g.mutable_node(i);
-      const int vf = op_version_at(n.op_type(), from), vt = op_version_at(n.op_type(), to);
-      if (!is_default_domain(n.domain()) || (vf == vt && vf != 0)) {
-        *nodes.Add() = std::move(n);
-        continue;
-      }
-      NormSite s;
-      s.node = n;
-      s.version = vf;
-      s.target_opset = to;
-      s.scope = &index.scope_of(&orig.node(i));
-      s.env = &env;
-      NodePlan plan{path, node_label(n, i, path == "main" ? "" : path + "/"), quoted_label(n, i, path), n.op_type(),
-                    vf, vt, "bnorm", {}, ""};
-      bool only_types = false;
-      try {
-        only_types = convert_site(s, from, to, plan.changes);
-      } catch (const Error& e) {
-        plan.blocker = e.bare_message();
-      }
-      if (only_types) plan.by = "type-only";
-      if (plan.blocker.empty()) {
-        for (auto& b : s.before) *nodes.Add() = std::move(b);
-        *nodes.Add() = std::move(s.node);
-        for (auto& a : s.after) *nodes.Add() = std::move(a);
-        for (auto& t : s.initializers) *g.add_initializer() = std::move(t);
-        if (r && !only_types) {
-          std::vector<std::string> what{fmt::format("{}->{}", vf, vt)};
-          for (const auto& d : s.report.dropped) what.push_back("dropped " + d);
-          for (const auto& x : s.report.set) what.push_back("set " + x);
-          r->rewrites.push_back({path, n.name(), n.op_type(), fmt::format("{}", fmt::join(what, "; ")), s.report.added,
-                                 plan.label});
-        }
-      } else {
-        *nodes.Add() = std::move(n);
-      }
-      plans.push_back(std::move(plan));
+  auto select = [&](const onnx::NodeProto& n, int& version) {
+    version = op_version_at(n.op_type(), from);
+    const int vt = op_version_at(n.op_type(), to);
+    return is_default_domain(n.domain()) && !(version == vt && version != 0);
+  };
+  steps::walk_sites(m, to, select, [&](NormSite& s, const steps::WalkedNode& at) {
+    const onnx::NodeProto& n = s.node;
+    const int vf = s.version, vt = op_version_at(n.op_type(), to);
+    NodePlan plan{at.path, node_label(n, at.index, at.path == "main" ? "" : at.path + "/"),
+                  quoted_label(n, at.index, at.path), n.op_type(), vf, vt, "bnorm", {}, ""};
+    const std::string name = n.name(), op = n.op_type();
+    bool only_types = false;
+    try {
+      only_types = convert_site(s, from, to, plan.changes);
+    } catch (const Error& e) {
+      plan.blocker = e.bare_message();
     }
-    g.mutable_node()->Swap(&nodes);
+    if (only_types) plan.by = "type-only";
+    const bool ok = plan.blocker.empty();
+    if (ok && r && !only_types) {
+      std::vector<std::string> what{fmt::format("{}->{}", vf, vt)};
+      for (const auto& d : s.report.dropped) what.push_back("dropped " + d);
+      for (const auto& x : s.report.set) what.push_back("set " + x);
+      r->rewrites.push_back({at.path, name, op, fmt::format("{}", fmt::join(what, "; ")), s.report.added, plan.label});
+    }
+    plans.push_back(std::move(plan));
+    return ok ? steps::Visit::splice : steps::Visit::keep;
   });
   set_default_opset(m, to);
 }

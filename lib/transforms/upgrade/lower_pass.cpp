@@ -17,6 +17,7 @@
 #include "model/prune.h"
 #include "model/tensor_proto.h"
 #include "transforms/upgrade/lower/lower.h"
+#include "transforms/upgrade/steps/walk.h"
 
 namespace bnorm::upgrade_detail {
 
@@ -71,72 +72,46 @@ bool any_lowered(const onnx::ModelProto& m, int64_t from, int64_t to) {
 // inputs of the lowered nodes (constants no one reads afterwards go).
 void run(onnx::ModelProto& m, int64_t from, int64_t to, std::vector<NodePlan>& plans, std::vector<Error>& errors,
          std::set<std::string>& released, UpgradeReport* r) {
-  const onnx::ModelProto inferred = with_inferred_shapes(m);
-  const GraphIndex index(inferred);
-  std::vector<const onnx::GraphProto*> originals;
-  for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) { originals.push_back(&g); });
-  steps::Env env;
-  env.index = &index;
-  steps::collect_names(m, env);
-  size_t k = 0;
-  for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
-    const onnx::GraphProto& orig = *originals.at(k++);
-    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
-    for (int i = 0; i < g.node_size(); ++i) {
-      onnx::NodeProto& n = *g.mutable_node(i);
-      const LowerRow* row = lowering_of(n, from, to);
-      if (!row) {
-        *nodes.Add() = std::move(n);
-        continue;
+  auto select = [&](const onnx::NodeProto& n, int& version) {
+    version = op_version_at(n.op_type(), from);
+    return lowering_of(n, from, to) != nullptr;
+  };
+  steps::walk_sites(m, to, select, [&](steps::NormSite& s, const steps::WalkedNode& at) {
+    const onnx::NodeProto n = s.node;  // as it was: the steps change s.node
+    const LowerRow* row = lowering_of(n, from, to);
+    NodePlan plan{at.path, node_label(n, at.index, at.path == "main" ? "" : at.path + "/"),
+                  quoted_label(n, at.index, at.path), n.op_type(), s.version, 0, "bnorm", {}, ""};
+    try {
+      // Every lowering reads its required inputs and writes output 0.
+      if (n.input_size() < row->inputs || n.output_size() < 1 || n.output(0).empty()) {
+        steps::refuse(s, fmt::format("{} needs {} input{} and an output; the node has {} and {}", n.op_type(),
+                                     row->inputs, row->inputs == 1 ? "" : "s", n.input_size(), n.output_size()));
       }
-      steps::NormSite s;
-      s.node = n;
-      s.version = op_version_at(n.op_type(), from);
-      s.target_opset = to;
-      s.scope = &index.scope_of(&orig.node(i));
-      s.env = &env;
-      NodePlan plan{path, node_label(n, i, path == "main" ? "" : path + "/"), quoted_label(n, i, path), n.op_type(),
-                    s.version, 0, "bnorm", {}, ""};
-      try {
-        // Every lowering reads its required inputs and writes output 0.
-        if (n.input_size() < row->inputs || n.output_size() < 1 || n.output(0).empty()) {
-          steps::refuse(s, fmt::format("{} needs {} input{} and an output; the node has {} and {}", n.op_type(),
-                                       row->inputs, row->inputs == 1 ? "" : "s", n.input_size(), n.output_size()));
-        }
-        for (int k = 0; k < row->inputs; ++k) {
-          if (n.input(k).empty()) steps::refuse(s, fmt::format("required input {} of {} is empty", k, n.op_type()));
-        }
-        row->fn(s, from);
-        plan.changes.push_back(s.before.empty() ? std::string("written as an initializer")
-                                                : "lowered to " + steps::lowered_ops(s));
-      } catch (Error& e) {
-        // Why the node cannot stay, then why it cannot be lowered.
-        const std::string gone = to < from ? fmt::format("does not exist at opset {}", to)
-                                           : fmt::format("was removed from ONNX after opset {}", row->last);
-        plan.blocker = fmt::format("op '{}' {}, and bnorm cannot write it as other ops: {}", n.op_type(), gone,
-                                   e.bare_message());
-        errors.push_back(Error(ErrorKind::unsupported, plan.blocker)
-                             .at_node(node_label(n), n.op_type(), s.version)
-                             .context("in graph " + path));
+      for (int k = 0; k < row->inputs; ++k) {
+        if (n.input(k).empty()) steps::refuse(s, fmt::format("required input {} of {} is empty", k, n.op_type()));
       }
-      if (plan.blocker.empty()) {
-        for (const auto& in : n.input()) released.insert(in);
-        for (auto& b : s.before) *nodes.Add() = std::move(b);
-        for (auto& t : s.initializers) {
-          // Below IR 4 every initializer of the main graph is a graph input too
-          // (shape inference ignores one that is not: everything after it unknown).
-          const bool listed = std::any_of(g.input().begin(), g.input().end(),
-                                          [&](const onnx::ValueInfoProto& v) { return v.name() == t.name(); });
-          if (m.ir_version() < 4 && path == "main" && !listed) add_tensor_input(g, t.name(), t.data_type(), t.dims());
-          *g.add_initializer() = std::move(t);
-        }
-        if (r) r->rewrites.push_back({path, n.name(), n.op_type(), plan.changes.front(), s.report.added, plan.label});
-      } else {
-        *nodes.Add() = std::move(n);
-      }
-      plans.push_back(std::move(plan));
+      row->fn(s, from);
+      plan.changes.push_back(s.before.empty() ? std::string("written as an initializer")
+                                              : "lowered to " + steps::lowered_ops(s));
+    } catch (Error& e) {
+      // Why the node cannot stay, then why it cannot be lowered.
+      const std::string gone = to < from ? fmt::format("does not exist at opset {}", to)
+                                         : fmt::format("was removed from ONNX after opset {}", row->last);
+      plan.blocker = fmt::format("op '{}' {}, and bnorm cannot write it as other ops: {}", n.op_type(), gone,
+                                 e.bare_message());
+      errors.push_back(Error(ErrorKind::unsupported, plan.blocker)
+                           .at_node(node_label(n), n.op_type(), s.version)
+                           .context("in graph " + at.path));
     }
-    g.mutable_node()->Swap(&nodes);
+    const bool ok = plan.blocker.empty();
+    if (ok) {
+      for (const auto& in : n.input()) released.insert(in);
+      if (r) r->rewrites.push_back({at.path, n.name(), n.op_type(), plan.changes.front(), s.report.added, plan.label});
+    }
+    plans.push_back(std::move(plan));
+    // The node goes: its lowering (the site's nodes before it) takes its place.
+    s.after.clear();
+    return ok ? steps::Visit::replace : steps::Visit::keep;
   });
 }
 
