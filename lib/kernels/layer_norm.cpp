@@ -239,7 +239,7 @@ template <class X, class Y>
 void norm_rows(const X* x, Y* y, size_t rows, size_t len, const RowNormParams& p, double* mean,
                double* inv_std) noexcept {
   const Isa isa = active_isa();
-  const bool bf16_insn = avx512_bf16_active();
+  [[maybe_unused]] const bool bf16_insn = avx512_bf16_active();  // unused where there is no Avx512 level
   // Outputs beyond the streaming threshold (isa.h) may be stored
   // non-temporally (the Avx512 loops of 16-bit RMSNormalization rows do);
   // each thread then fences its stores.
