@@ -78,19 +78,6 @@ const onnx::NodeProto& only_bn(const Model& m) {
 
 }  // namespace
 
-TEST_CASE("every schema change has an up step and a down step", "[upgrade]") {
-  for (const auto& row : schema_changes()) {
-    CHECK(row.up != nullptr);
-    CHECK(row.down != nullptr);
-    CHECK(std::string(row.down_summary).size() > 0);
-  }
-  const auto down = steps_between(NormKind::batch_norm, 15, 1);
-  REQUIRE(down.size() == 5);
-  CHECK(down.front()->to == 15);
-  CHECK(down.back()->from == 1);
-  CHECK(steps_between(NormKind::batch_norm, 9, 9).empty());
-}
-
 TEST_CASE("an inference BatchNormalization keeps its numbers between any two versions", "[upgrade]") {
   const int64_t from = GENERATE(1, 6, 7, 9, 14, 15);
   const int64_t to = GENERATE(1, 6, 7, 9, 14, 15);

@@ -6,10 +6,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "model/op_versions.h"
-#include "transforms/upgrade/high.h"
+#include "transforms/upgrade/steps/step.h"
 #include "transforms/upgrade/schema.h"
 #include "transforms/upgrade/versions.h"
 
@@ -58,7 +61,7 @@ TEST_CASE("every version 2..23 of every op has a row: type-only, a named step, O
       REQUIRE(c);
       ++rows;
       if (c->kind == VersionKind::onnx) CHECK(v <= 17);
-      if (c->kind == VersionKind::step && v > 17) CHECK(upgrade_detail::high_step_exists(c->detail));
+      if (c->kind == VersionKind::step) CHECK(c->step != nullptr);
       if (c->kind == VersionKind::refused || c->kind == VersionKind::attrs || c->kind == VersionKind::value) {
         CHECK(std::string(c->detail).size() > 0);
       }
@@ -148,4 +151,76 @@ TEST_CASE("the schema table reads inputs, attributes and type constraints from t
   CHECK(concat->allowed(true, 5) == concat->allowed(true, 0));  // variadic: every input has the first's types
   CHECK(tensor_type_name(17) == "tensor(float8e4m3fn)");
   CHECK(ir_version_of_type(22) == 10);
+}
+
+TEST_CASE("the step table: every step row carries a step, each step is named once, has both functions and is defined in the file it names", "[upgrade][versions]") {
+  std::map<const Step*, std::vector<std::pair<std::string, int>>> rows_of;
+  for (const auto& row : version_changes()) {
+    for (const auto& c : row.changes) {
+      INFO(row.op << "-" << c.version);
+      if (c.kind == VersionKind::step) REQUIRE(c.step != nullptr);
+      if (!c.step) continue;
+      // Besides step rows, only type-only rows at <= 17 carry a step, for the nodes its match accepts.
+      CHECK((c.kind == VersionKind::step || (c.kind == VersionKind::types && c.version <= 17 && c.step->applies)));
+      if (c.kind == VersionKind::step) CHECK(std::string(c.detail).empty());  // the step says it all
+      rows_of[c.step].emplace_back(row.op, c.version);
+    }
+  }
+  const std::vector<const Step*> steps = table_steps();
+  CHECK(steps.size() == rows_of.size());
+  CHECK(steps.size() == 36);  // the declarations in versions.h
+  std::set<std::string> names;
+  for (const Step* st : steps) {
+    INFO(st->name);
+    CHECK(names.insert(st->name).second);
+    CHECK(st->up != nullptr);
+    CHECK(st->down != nullptr);
+    const auto& rows = rows_of[st];
+    REQUIRE(!rows.empty());
+    // Above 17 the steps run row by row (high.cpp): one row of each op, no match of their own.
+    const bool high = rows.front().second > 17;
+    std::set<std::string> ops;
+    for (const auto& r : rows) {
+      CHECK((r.second > 17) == high);
+      if (high) CHECK(ops.insert(r.first).second);
+    }
+    if (high) CHECK(st->applies == nullptr);
+    std::ifstream in(std::string(BNORM_SOURCE_DIR) + "/lib/transforms/upgrade/steps/" + st->file + ".cpp");
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str().find(std::string("const Step ") + st->name + "{\"" + st->name + "\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("the steps a node runs up to 17 and their order come from the table", "[upgrade][versions]") {
+  auto names = [](const std::string& op, int64_t from, int64_t to, int inputs = 1) {
+    onnx::NodeProto n;
+    n.set_op_type(op);
+    for (int i = 0; i < inputs; ++i) n.add_input("x" + std::to_string(i));
+    std::vector<std::string> out;
+    for (const Step* st : steps::own_steps(n, from, to)) out.push_back(st->name);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(names("BatchNormalization", 15, 1) == V{"bn_14_15", "bn_9_14", "bn_7_9", "bn_6_7", "bn_1_6"});
+  CHECK(names("BatchNormalization", 6, 9) == V{"bn_6_7", "bn_7_9"});
+  CHECK(names("BatchNormalization", 9, 13).empty());
+  CHECK(names("Softmax", 13, 10) == V{"softmax_12_13", "axis_11"});
+  CHECK(names("Softmax", 10, 12) == V{"axis_11"});
+  CHECK(names("Split", 13, 12) == V{"split"});
+  CHECK(names("Split", 1, 17) == V{"split"});
+  CHECK(names("Relu", 14, 6).empty());
+  CHECK(names("Dropout", 13, 12) == V{"dropout"});  // its match: the schema version changes
+  CHECK(names("Resize", 11, 13).empty());           // ONNX's adapter going up across 13
+  CHECK(names("Resize", 13, 11) == V{"resize_10"});
+  CHECK(names("Resize", 10, 9) == V{"resize_10"});   // below its first version: Upsample
+  CHECK(names("Upsample", 10, 12) == V{"upsample"});  // deprecated at 10: Resize
+  CHECK(names("Scan", 9, 8) == V{"axis_11"});
+  CHECK(names("Scan", 8, 9).empty());
+  CHECK(names("Loop", 11, 10, 2) == V{"loop_11"});    // no loop-carried value: refused in the step
+  CHECK(names("Loop", 11, 10, 3).empty());            // type-only
+  CHECK(names("Constant", 9, 8, 0).empty());          // no value Constant-1 lacks
+  CHECK(names("ReduceSum", 12, 13) == V{"axis_11"});
+  CHECK(names("Split", 17, 18).empty());              // above 17: row by row (high.cpp)
 }

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include <map>
 #include <unordered_set>
 
 #include "core/error.h"
@@ -26,19 +25,6 @@ namespace bnorm::upgrade_detail {
 namespace {
 
 using steps::NormSite;
-using StepFn = void (*)(NormSite&, bool);
-
-StepFn step_named(const std::string& name) {
-  static const std::map<std::string, StepFn> steps{
-      {"reduce_axes_18", steps::reduce_axes_18}, {"split_18", steps::split_18},
-      {"pad_18", steps::pad_18},                 {"dft_20", steps::dft_20},
-      {"gridsample_20", steps::gridsample_20},   {"optional_has_element_18", steps::optional_has_element_18},
-      {"groupnorm_21", steps::groupnorm_21},     {"resize_18", steps::resize_18},
-  };
-  const auto it = steps.find(name);
-  return it == steps.end() ? nullptr : it->second;
-}
-
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -98,7 +84,7 @@ std::string describe(const VersionChange& c, bool up) {
     case VersionKind::types: return "type-only";
     case VersionKind::attrs: return up ? "attributes added (defaults)" : fmt::format("drop {} at default", c.detail);
     case VersionKind::value: return up ? "attribute value added" : fmt::format("refuse {}", c.detail);
-    case VersionKind::step: return fmt::format("step {}", c.detail);
+    case VersionKind::step: return fmt::format("step {}", c.step->name);
     default: return version_kind_name(c.kind);
   }
 }
@@ -113,12 +99,7 @@ void cross(NormSite& s, const VersionChange& c, bool up) {
     case VersionKind::value:
       if (!up) refuse_new_values(s, c.detail);
       return;
-    case VersionKind::step: {
-      const StepFn f = step_named(c.detail);
-      if (!f) steps::refuse(s, fmt::format("no step named {}", c.detail));
-      f(s, up);
-      return;
-    }
+    case VersionKind::step: return (up ? c.step->up : c.step->down)(s);
     case VersionKind::refused: steps::refuse(s, c.detail);
     case VersionKind::onnx: steps::refuse(s, "only ONNX 1.12's converter handles this change, below opset 17");
   }
@@ -231,8 +212,6 @@ std::vector<NodePlan> plan_high(const onnx::ModelProto& m, int64_t from, int64_t
   run(work, from, to, plans, nullptr);
   return plans;
 }
-
-bool high_step_exists(const std::string& name) { return step_named(name) != nullptr; }
 
 void check_high_schemas(const onnx::ModelProto& m) {
   const int64_t opset = default_opset(m);

@@ -35,7 +35,4 @@ std::vector<NodePlan> plan_high(const onnx::ModelProto& m, int64_t from, int64_t
 // listing every problem.
 void check_high_schemas(const onnx::ModelProto& m);
 
-// Whether a step of that name exists (the table's `step` rows above 17 name one).
-bool high_step_exists(const std::string& name);
-
 }  // namespace bnorm::upgrade_detail

@@ -37,8 +37,10 @@ std::string low_converter(const onnx::NodeProto& n, int64_t from, int64_t to, st
     const VersionKind k = c ? c->kind : VersionKind::onnx;
     all_types = all_types && k == VersionKind::types;
     own = own || k == VersionKind::step;
+    std::string what = c && *c->detail ? c->detail : "";
+    if (c && c->step) what = what.empty() ? c->step->name : what + "; step " + c->step->name;
     changes.push_back(fmt::format("{} {}: {}{}", up ? "->" : "<-", v, version_kind_name(k),
-                                  c && *c->detail ? fmt::format(" ({})", c->detail) : ""));
+                                  what.empty() ? "" : fmt::format(" ({})", what)));
   }
   if (own) return "bnorm";
   return all_types && !up ? "type-only" : "onnx";

@@ -13,7 +13,6 @@
 #include "model/node_label.h"
 #include "model/norm_op.h"
 #include "model/onnx_guards.h"
-#include "transforms/upgrade/steps/onnx_gaps.h"
 #include "transforms/upgrade/steps/step.h"
 #include "model/graph_index.h"
 #include "model/op_versions.h"
@@ -85,37 +84,7 @@ const std::vector<DefaultedAttribute>& defaulted_attributes() {
 }
 
 bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to) {
-  auto crosses = [&](int64_t v) { return std::min(from, to) < v && std::max(from, to) >= v; };
-  if (n.op_type() == "Dropout") return steps::schema_version("Dropout", from) != steps::schema_version("Dropout", to);
-  if (n.op_type() == "Cast") return crosses(6);
-  if (n.op_type() == "Pad") return crosses(2) || crosses(11);
-  if (n.op_type() == "Split") return crosses(13) || crosses(11) || crosses(2);
-  if (n.op_type() == "Clip") return crosses(11);
-  if (n.op_type() == "Slice") return crosses(10) || crosses(11);
-  if (n.op_type() == "TopK") return crosses(10) || crosses(11);
-  if (n.op_type() == "Squeeze" || n.op_type() == "Unsqueeze") return crosses(11) || crosses(13);
-  if (n.op_type() == "Constant") return to < 9 && from >= 9 && steps::constant_needs_initializer(n);
-  if (n.op_type() == "Resize") return to < from ? crosses(10) || crosses(11) || crosses(13) : crosses(11);
-  if (n.op_type() == "Upsample") {
-    return (from >= 7 && to >= 10) || (std::min(from, to) >= 7 && crosses(9)) || crosses(7);
-  }
-  // ONNX 1.12's missing or wrong adapters (transforms/upgrade/steps/onnx_gaps.h).
-  const std::string& op = n.op_type();
-  if (steps::axis_11_op(op)) {
-    return crosses(11) || (op == "ReduceSum" && crosses(13)) || (op == "Scan" && to < 9 && from >= 9);
-  }
-  for (const char* o : {"Equal", "Greater", "Less", "And", "Or", "Xor"})
-    if (op == o) return crosses(7);
-  if (op == "RNN" || op == "LSTM") return crosses(7);
-  if (op == "GRU") return crosses(3) || crosses(7);
-  if (op == "RoiAlign") return crosses(16);
-  if (op == "QuantizeLinear" || op == "DequantizeLinear") return crosses(13);
-  if (op == "Max" || op == "Min" || op == "Mean" || op == "Sum") return crosses(8);
-  if (op == "Reshape") return crosses(5);
-  if (op == "LpPool" || op == "GlobalLpPool") return crosses(2);
-  if (op == "Loop") return to < 11 && from >= 11 && n.input_size() < 3;  // refused: no loop-carried value
-  if (op == "Tile") return crosses(6);
-  return false;
+  return !is_norm_node(n) && !steps::own_steps(n, from, to).empty();
 }
 
 std::vector<int> type_only_versions(const std::string& op) {
@@ -127,10 +96,6 @@ std::vector<int> type_only_versions(const std::string& op) {
 }
 
 namespace {
-
-bool is_softmax_family(const std::string& op) { return op == "Softmax" || op == "LogSoftmax" || op == "Hardmax"; }
-
-bool crosses_12_13(int64_t from, int64_t to) { return std::min(from, to) <= 12 && std::max(from, to) >= 13; }
 
 // An op name in ONNX's schema table that has no default-domain schema.
 const std::string& placeholder_op() {
@@ -206,7 +171,6 @@ bool type_only_downgrade(const onnx::NodeProto& n, int64_t from, int64_t to) {
 bool hide_kind(const onnx::NodeProto& n, int64_t from, int64_t to, HiddenKind* kind) {
   if (!is_default_domain(n.domain())) *kind = HiddenKind::foreign;
   else if (is_norm_node(n)) *kind = HiddenKind::norm;
-  else if (is_softmax_family(n.op_type()) && crosses_12_13(from, to)) *kind = HiddenKind::softmax;
   else if (converted_by_own_step(n, from, to)) *kind = HiddenKind::op_step;
   else if (removed_op(n.op_type())) *kind = HiddenKind::foreign;
   else return false;

@@ -23,9 +23,8 @@ class GraphIndex;
 namespace bnorm::upgrade_detail {
 
 enum class HiddenKind {
-  norm,     // BatchNormalization / InstanceNormalization: bnorm's steps
-  softmax,  // Softmax / LogSoftmax / Hardmax crossing 12 <-> 13: transforms/upgrade/steps/softmax_12_13.cpp
-  op_step,  // Dropout, Cast, Pad across versions ONNX has no adapter for: transforms/upgrade/steps/dropout.cpp, cast_1_6.cpp, pad_2_11.cpp
+  norm,     // BatchNormalization / InstanceNormalization: bnorm's steps, with --inference and the training checks
+  op_step,  // another op one of bnorm's steps matches (steps::own_steps: the table of schema changes)
   foreign,  // another domain, or an op kept as it is: restored unchanged
 };
 
@@ -68,8 +67,9 @@ struct DefaultedAttribute {
 };
 const std::vector<DefaultedAttribute>& defaulted_attributes();
 
-// Whether bnorm converts this default-domain node itself (HiddenKind::op_step)
-// when the model moves from opset `from` to `to`.
+// Whether bnorm converts this default-domain node, not BN/IN, itself
+// (HiddenKind::op_step) when the model moves from opset `from` to `to`:
+// one of the steps named on its op's rows matches it (steps::own_steps).
 bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to);
 
 // The schema versions of `op` up to 17 whose change only added element

@@ -2,38 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "transforms/upgrade/steps/step.h"
+#include "model/op_versions.h"
+#include "transforms/upgrade/versions.h"
 
 namespace bnorm {
-
-const std::vector<SchemaChange>& schema_changes() {
-  static const std::vector<SchemaChange> table{
-      {NormKind::batch_norm, 1, 6, "consumed_inputs removed", steps::bn_1_6_up, steps::bn_1_6_down,
-       "consumed_inputs = [0, 0, 0, 1, 1] added"},
-      {NormKind::batch_norm, 6, 7, "is_test removed: the output count decides the mode", steps::bn_6_7_up,
-       steps::bn_6_7_down, "is_test set: 1 for inference, 0 for training"},
-      {NormKind::batch_norm, 7, 9, "spatial removed: parameters are always per channel", steps::bn_7_9_up,
-       steps::bn_7_9_down, "nothing: spatial's default 1 is per channel"},
-      {NormKind::batch_norm, 9, 14, "training_mode added; training outputs become Y, running_mean, running_var",
-       steps::bn_9_14_up, steps::bn_9_14_down,
-       "training_mode = 1 becomes the five-output form; inputs cast to one type; bfloat16 refused"},
-      {NormKind::batch_norm, 14, 15, "scale/B (T1) and mean/var (T2) types split from X's", steps::bn_14_15_up,
-       steps::bn_14_15_down, "scale/B and X cast to one type"},
-      {NormKind::instance_norm, 1, 6, "consumed_inputs removed", steps::in_1_6_up, steps::in_1_6_down,
-       "nothing: consumed_inputs is optional at 1"},
-  };
-  return table;
-}
-
-std::vector<const SchemaChange*> steps_between(NormKind kind, int from, int to) {
-  std::vector<const SchemaChange*> out;
-  for (const auto& row : schema_changes()) {
-    if (row.kind != kind) continue;
-    if (from <= row.from && row.to <= to) out.push_back(&row);
-    if (to <= row.from && row.to <= from) out.insert(out.begin(), &row);
-  }
-  return out;
-}
 
 namespace {
 
@@ -64,9 +36,10 @@ void add_step_effects(const NormNode& n, int from, int to, std::vector<std::stri
 std::vector<std::string> plan_upgrade(const NormNode& n, int64_t target_opset) {
   std::vector<std::string> out;
   const int target = norm_schema_version(n.op_name(), target_opset);
-  for (const auto& step : schema_changes()) {
-    if (step.kind != n.kind) continue;
-    if (n.version <= step.from && step.to <= target) add_step_effects(n, step.from, step.to, out);
+  if (target > n.version) {
+    for (const VersionChange* c : rows_crossed(n.op_name(), n.version, target)) {
+      add_step_effects(n, op_version_at(n.op_name(), c->version - 1), c->version, out);
+    }
   }
   if (target < n.version) out.push_back(fmt::format("downgrade from {} to {}", n.version, target));
   return out;

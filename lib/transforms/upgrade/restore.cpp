@@ -7,8 +7,7 @@
 #include "model/model.h"
 #include "model/node_label.h"
 #include "model/tensor_proto.h"
-#include "transforms/upgrade/steps/onnx_gaps.h"
-#include "transforms/upgrade/plan.h"
+#include "transforms/upgrade/steps/step.h"
 #include "transforms/upgrade/ir_types.h"
 
 namespace bnorm::upgrade_detail {
@@ -54,59 +53,16 @@ void run_norm_steps(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
         "{}: training, kept as training ({}); pass --inference (or set the mode in the input) to convert it as an "
         "inference node", n.mode_reason, training_kept(to)));
   }
-  const bool up = to > n.version;
-  for (const SchemaChange* row : steps_between(n.kind, n.version, to)) {
-    s.report.steps.push_back(up ? fmt::format("{}->{}", row->from, row->to) : fmt::format("{}->{}", row->to, row->from));
-    (up ? row->up : row->down)(s);
-    s.version = up ? row->to : row->from;
-  }
+  steps::run_steps(s, ctx.from, ctx.to,
+                   [&](const Step&, int before, int after) { s.report.steps.push_back(fmt::format("{}->{}", before, after)); });
   drop_unknown_attributes(s, ctx.to);
   // BN-1 requires consumed_inputs; an input at version 1 without it gets it.
   if (n.kind == NormKind::batch_norm && to == 1 && !find_attr(s.node, "consumed_inputs")) steps::bn_1_6_down(s);
 }
 
-void run_softmax_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
-  const bool up = ctx.to > ctx.from;
-  (up ? steps::softmax_12_13_up : steps::softmax_12_13_down)(s);
-  s.version = up ? 13 : 12;
-  r.rewrites.push_back({s.report.graph, s.node.name(), s.node.op_type(),
-                        fmt::format("{}: {}", up ? "12->13" : "13->12", s.report.set.empty() ? "" : s.report.set[0]),
-                        s.report.added, node_label(s.node)});
-}
-
-void run_op_step(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
-  const std::string& op = s.node.op_type();
-  if (op == "Dropout") steps::dropout_convert(s, ctx.inference);
-  else if (op == "Cast") steps::cast_convert(s);
-  else if (op == "Split") {
-    steps::split_1_2_up(s);
-    steps::split_convert(s);
-    steps::axis_11_normalize(s);
-  } else if (steps::axis_11_op(op)) steps::axis_11_convert(s);
-  else if (op == "Equal" || op == "Greater" || op == "Less" || op == "And" || op == "Or" || op == "Xor") {
-    steps::compare_7_convert(s);
-  } else if (op == "RNN" || op == "GRU" || op == "LSTM") steps::rnn_convert(s);
-  else if (op == "RoiAlign") steps::roialign_convert(s);
-  else if (op == "QuantizeLinear" || op == "DequantizeLinear") steps::quantize_linear_convert(s);
-  else if (op == "Max" || op == "Min" || op == "Mean" || op == "Sum") steps::variadic_8_convert(s);
-  else if (op == "Reshape") steps::reshape_5_convert(s);
-  else if (op == "LpPool" || op == "GlobalLpPool") steps::lppool_2_convert(s);
-  else if (op == "Loop") steps::refuse(s, "a Loop without loop-carried values has no form below version 11 (Loop-1 needs one)");
-  else if (op == "Tile") steps::tile_6_convert(s);
-  else if (op == "Clip") steps::clip_convert(s);
-  else if (op == "Slice") steps::slice_convert(s);
-  else if (op == "TopK") steps::topk_convert(s);
-  else if (op == "Squeeze" || op == "Unsqueeze") steps::squeeze_convert(s);
-  else if (op == "Constant") steps::constant_9_down(s);
-  else if (op == "Resize" && ctx.to < ctx.from) steps::resize_convert(s);
-  else if (op == "Upsample" && ctx.to < 7) steps::upsample_1_7_down(s);
-  else if (op == "Upsample" && s.version < 7) {  // up from Upsample-1: to 7, then as Upsample-7
-    steps::upsample_1_7_up(s);
-    if (ctx.to >= 10) steps::resize_up(s);
-    else if (ctx.to >= 9) steps::upsample_7_9(s);
-  } else if (op == "Upsample" && ctx.to < 10) steps::upsample_7_9(s);
-  else if (op == "Resize" || op == "Upsample") steps::resize_up(s);
-  else steps::pad_convert(s);
+// Any other node a step matches: the steps of its rows (steps::run_steps).
+void run_op_steps(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
+  steps::run_steps(s, ctx.from, ctx.to);
   std::vector<std::string> what{fmt::format("{}->{}", s.report.from, s.report.to)};
   for (const auto& d : s.report.dropped) what.push_back("dropped " + d);
   for (const auto& x : s.report.set) what.push_back("set " + x);
@@ -128,6 +84,7 @@ NormSite make_site(const Hidden& h, const onnx::NodeProto& placeholder, const st
   *s.node.mutable_output() = placeholder.output();
   s.version = schema_version_of(s.node, ctx.from);
   s.target_opset = ctx.to;
+  s.inference = ctx.inference;
   s.scope = &ctx.index->scope_of(h.inferred);
   s.env = &env;
   s.report.graph = graph;
@@ -171,8 +128,7 @@ void restore_one(const Hidden& h, onnx::NodeProto& placeholder, onnx::GraphProto
   try {
     if (h.kind != HiddenKind::norm) check_arity(s);
     if (h.kind == HiddenKind::norm) run_norm_steps(s, ctx, r);
-    else if (h.kind == HiddenKind::op_step) run_op_step(s, ctx, r);
-    else run_softmax_step(s, ctx, r);
+    else run_op_steps(s, ctx, r);
   } catch (Error& e) {
     if (e.node().empty()) e.at_node(node_label(s.node), s.node.op_type(), s.version);
     e.context(fmt::format("while converting to opset {}", ctx.to));

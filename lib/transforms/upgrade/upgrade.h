@@ -1,12 +1,12 @@
 // upgrade: moves a whole model to another ai.onnx opset, up or down.
 //
-// BatchNormalization and InstanceNormalization nodes are converted by
-// bnorm's own steps (steps/, one per schema change, listed in
-// plan.h); Softmax, LogSoftmax and Hardmax across 12 <-> 13 by
-// transforms/upgrade/steps/softmax_12_13.cpp; every other default-domain op by the ONNX
-// library's converter (onnx::version_conversion), which never sees the
-// nodes bnorm converts (they are hidden behind placeholders while it runs,
-// onnx_converter.h). Nodes of other domains are left as they are. Subgraphs
+// The table of schema changes (versions.h) says, for every op and version,
+// who converts a node across it: bnorm's own steps (steps/, each a Step the
+// table's rows carry: BatchNormalization and InstanceNormalization, Softmax
+// 12 <-> 13, the changes ONNX 1.12's adapters get wrong, everything above
+// 17), nothing (type-only), or, up to 17, the ONNX library's converter
+// (onnx::version_conversion), which never sees the nodes bnorm converts
+// (they are hidden behind placeholders while it runs, onnx_converter.h). Nodes of other domains are left as they are. Subgraphs
 // (If/Loop/Scan) are converted too. The IR version is raised to what the
 // target opset needs and never lowered (docs/upgrade.md).
 #pragma once

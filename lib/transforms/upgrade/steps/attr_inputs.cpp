@@ -165,4 +165,9 @@ void squeeze_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step clip_11{"clip_11", "attr_inputs", clip_convert, clip_convert};
+const Step slice_10{"slice_10", "attr_inputs", slice_convert, slice_convert};
+const Step topk_10{"topk_10", "attr_inputs", topk_convert, topk_convert};
+const Step squeeze_11{"squeeze_11", "attr_inputs", squeeze_convert, squeeze_convert};
+
 }  // namespace bnorm::steps

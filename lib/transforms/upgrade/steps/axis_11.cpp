@@ -8,7 +8,8 @@
 //   After  (10-):  Gather(X, idx') axis = 2          idx' = idx + (idx < 0) * dim
 //
 // Ops: ArgMax, ArgMin, Compress, Concat, Gather, Hardmax, LogSoftmax, OneHot,
-// Reduce* (axes), Scan (scan_input_axes, scan_output_axes), Softmax, Split.
+// Reduce* (axes), Scan (scan_input_axes, scan_output_axes), Softmax; Split's
+// own step (split_12_13.cpp) calls axis_11_normalize.
 // ONNX 1.12 has no 11 -> 10 adapter for Compress, Gather, Hardmax, OneHot,
 // Scan, Split, and keeps a negative axis for the others (invalid at 10).
 // Also crossed here going down: ReduceSum 13 -> 12 (ONNX's adapter asserts,
@@ -38,11 +39,6 @@
 namespace bnorm::steps {
 
 namespace {
-
-constexpr const char* kOps[] = {"ArgMax", "ArgMin", "Compress", "Concat", "Gather", "Hardmax", "LogSoftmax",
-                                "OneHot", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
-                                "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare", "Scan",
-                                "Softmax", "Split"};
 
 bool is_reduce(const std::string& op) { return op.rfind("Reduce", 0) == 0; }
 
@@ -143,10 +139,6 @@ std::optional<int64_t> dim_at(const NormSite& s, const std::string& value, int64
 }
 
 }  // namespace
-
-bool axis_11_op(const std::string& op) {
-  return std::find_if(std::begin(kOps), std::end(kOps), [&](const char* o) { return op == o; }) != std::end(kOps);
-}
 
 void axis_11_normalize(NormSite& s) {
   if (s.target_opset >= 11) return;
@@ -251,5 +243,16 @@ void axis_11_convert(NormSite& s) {
   if (indices) apply_indices(s, index_input, *indices);  // after the axes: the new indices' rank is not known
   s.version = to;
 }
+
+namespace {
+
+// Also Scan 9 -> 8 (refused by axis_11_convert: Scan-8 has a batch axis).
+bool axis_11_applies(const onnx::NodeProto& n, int64_t from, int64_t to) {
+  return crosses_step(axis_11, n.op_type(), from, to) || (n.op_type() == "Scan" && to < 9 && from >= 9);
+}
+
+}  // namespace
+
+const Step axis_11{"axis_11", "axis_11", axis_11_convert, axis_11_convert, axis_11_applies};
 
 }  // namespace bnorm::steps

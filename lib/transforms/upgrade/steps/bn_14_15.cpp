@@ -15,4 +15,6 @@ void bn_14_15_up(NormSite&) {}
 
 void bn_14_15_down(NormSite& s) { unify_types(s, {{0, 1, 2}, {3, 4}}); }
 
+const Step bn_14_15{"bn_14_15", "bn_14_15", bn_14_15_up, bn_14_15_down};
+
 }  // namespace bnorm::steps

@@ -38,4 +38,6 @@ void bn_1_6_down(NormSite& s) {
   s.report.set.push_back("consumed_inputs = [0, 0, 0, 1, 1]");
 }
 
+const Step bn_1_6{"bn_1_6", "bn_1_6", bn_1_6_up, bn_1_6_down};
+
 }  // namespace bnorm::steps

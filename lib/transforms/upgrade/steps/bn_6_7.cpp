@@ -50,4 +50,6 @@ void bn_6_7_down(NormSite& s) {
   s.report.set.push_back(fmt::format("is_test = {}", n.training ? 0 : 1));
 }
 
+const Step bn_6_7{"bn_6_7", "bn_6_7", bn_6_7_up, bn_6_7_down};
+
 }  // namespace bnorm::steps

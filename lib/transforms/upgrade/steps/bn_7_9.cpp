@@ -100,4 +100,6 @@ void bn_7_9_up(NormSite& s) {
 
 void bn_7_9_down(NormSite&) {}
 
+const Step bn_7_9{"bn_7_9", "bn_7_9", bn_7_9_up, bn_7_9_down};
+
 }  // namespace bnorm::steps

@@ -116,4 +116,6 @@ void bn_9_14_down(NormSite& s) {
   }
 }
 
+const Step bn_9_14{"bn_9_14", "bn_9_14", bn_9_14_up, bn_9_14_down};
+
 }  // namespace bnorm::steps

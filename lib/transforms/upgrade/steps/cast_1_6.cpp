@@ -34,4 +34,6 @@ void cast_convert(NormSite& s) {
                                               : fmt::format("to = \"{}\"", find_attr(s.node, "to")->s()));
 }
 
+const Step cast_1_6{"cast_1_6", "cast_1_6", cast_convert, cast_convert};
+
 }  // namespace bnorm::steps

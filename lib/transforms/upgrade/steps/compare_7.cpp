@@ -124,4 +124,6 @@ void compare_7_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step compare_7{"compare_7", "compare_7", compare_7_convert, compare_7_convert};
+
 }  // namespace bnorm::steps

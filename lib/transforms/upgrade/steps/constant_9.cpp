@@ -60,4 +60,16 @@ void constant_9_down(NormSite& s) {
   s.version = 1;
 }
 
+namespace {
+
+void keep(NormSite&) {}  // up across 9 only types were added
+
+bool constant_9_applies(const onnx::NodeProto& n, int64_t from, int64_t to) {
+  return to < 9 && from >= 9 && constant_needs_initializer(n);
+}
+
+}  // namespace
+
+const Step constant_9{"constant_9", "constant_9", keep, constant_9_down, constant_9_applies};
+
 }  // namespace bnorm::steps

@@ -16,7 +16,9 @@
 
 namespace bnorm::steps {
 
-void dft_20(NormSite& s, bool up) {
+namespace {
+
+void cross(NormSite& s, bool up) {
   onnx::NodeProto& n = s.node;
   if (up) {
     const int64_t axis = attr_int(n, "axis", 1);
@@ -40,5 +42,9 @@ void dft_20(NormSite& s, bool up) {
   set_int(n, "axis", axis);
   s.report.set.push_back(fmt::format("axis = {} as an attribute", axis));
 }
+
+}  // namespace
+
+const Step dft_20{"dft_20", "dft_20", [](NormSite& s) { cross(s, true); }, [](NormSite& s) { cross(s, false); }};
 
 }  // namespace bnorm::steps

@@ -170,4 +170,18 @@ void dropout_convert(NormSite& s, bool inference) {
   s.version = to;
 }
 
+namespace {
+
+void dropout_to_target(NormSite& s) { dropout_convert(s, s.inference); }
+
+// Every Dropout whose schema version changes (13 only added bfloat16, but
+// dropout_convert is what checks the mask's type there too).
+bool dropout_applies(const onnx::NodeProto&, int64_t from, int64_t to) {
+  return schema_version("Dropout", from) != schema_version("Dropout", to);
+}
+
+}  // namespace
+
+const Step dropout{"dropout", "dropout", dropout_to_target, dropout_to_target, dropout_applies};
+
 }  // namespace bnorm::steps

@@ -14,7 +14,9 @@
 
 namespace bnorm::steps {
 
-void gridsample_20(NormSite& s, bool up) {
+namespace {
+
+void cross(NormSite& s, bool up) {
   onnx::NodeProto& n = s.node;
   if (!up) {
     const auto rank = s.rank_of(n.input(0));
@@ -32,10 +34,8 @@ void gridsample_20(NormSite& s, bool up) {
   }
 }
 
-void optional_has_element_18(NormSite& s, bool up) {
-  if (!up && (s.node.input_size() == 0 || s.node.input(0).empty())) {
-    refuse(s, "OptionalHasElement without an input (false) has no form below version 18, where the input is required");
-  }
-}
+}  // namespace
+
+const Step gridsample_20{"gridsample_20", "gridsample_20", [](NormSite& s) { cross(s, true); }, [](NormSite& s) { cross(s, false); }};
 
 }  // namespace bnorm::steps

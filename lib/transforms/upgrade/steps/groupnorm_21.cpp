@@ -76,7 +76,9 @@ std::string per_group(NormSite& s, int i, int64_t groups) {
 
 }  // namespace
 
-void groupnorm_21(NormSite& s, bool up) {
+namespace {
+
+void cross(NormSite& s, bool up) {
   onnx::NodeProto& n = s.node;
   if (n.input_size() != 3) refuse(s, fmt::format("{} inputs; GroupNormalization takes 3", n.input_size()));
   const int64_t groups = attr_int(n, "num_groups", 0);
@@ -91,5 +93,9 @@ void groupnorm_21(NormSite& s, bool up) {
   for (int i : {1, 2}) n.set_input(i, per_group(s, i, groups));
   s.report.set.push_back("scale and bias per group");
 }
+
+}  // namespace
+
+const Step groupnorm_21{"groupnorm_21", "groupnorm_21", [](NormSite& s) { cross(s, true); }, [](NormSite& s) { cross(s, false); }};
 
 }  // namespace bnorm::steps

@@ -15,4 +15,6 @@ void in_1_6_up(NormSite& s) { drop_consumed_inputs(s); }
 
 void in_1_6_down(NormSite&) {}
 
+const Step in_1_6{"in_1_6", "in_1_6", in_1_6_up, in_1_6_down};
+
 }  // namespace bnorm::steps

@@ -37,4 +37,6 @@ void lppool_2_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step lppool_2{"lppool_2", "lppool_2", lppool_2_convert, lppool_2_convert};
+
 }  // namespace bnorm::steps

@@ -17,7 +17,6 @@ void refuse_missing_types(const NormSite& s, int version);
 // Negative axes/indices below 11, ReduceSum 13 -> 12, ArgMax/ArgMin 12 -> 11
 // (axis_11.cpp). axis_11_normalize only rewrites the axis attributes (for a
 // node another step already moved, e.g. Split).
-bool axis_11_op(const std::string& op);
 void axis_11_convert(NormSite& s);
 void axis_11_normalize(NormSite& s);
 // Equal, Greater, Less, And, Or, Xor across 7 (compare_7.cpp).

@@ -13,7 +13,9 @@
 
 namespace bnorm::steps {
 
-void pad_18(NormSite& s, bool up) {
+namespace {
+
+void cross(NormSite& s, bool up) {
   onnx::NodeProto& n = s.node;
   if (up || n.input_size() < 4 || n.input(3).empty()) return;
   const std::vector<int64_t> axes = constant_ints(s, 3, "axes", "be left out below 18");
@@ -33,5 +35,9 @@ void pad_18(NormSite& s, bool up) {
   drop_input(n, 3);
   s.report.set.push_back(fmt::format("pads over every axis as input '{}'", n.input(1)));
 }
+
+}  // namespace
+
+const Step pad_18{"pad_18", "pad_18", [](NormSite& s) { cross(s, true); }, [](NormSite& s) { cross(s, false); }};
 
 }  // namespace bnorm::steps

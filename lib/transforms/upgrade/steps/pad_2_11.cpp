@@ -91,4 +91,6 @@ void pad_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step pad_2_11{"pad_2_11", "pad_2_11", pad_convert, pad_convert};
+
 }  // namespace bnorm::steps

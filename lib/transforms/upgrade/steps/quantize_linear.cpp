@@ -66,4 +66,6 @@ void quantize_linear_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step quantize_linear{"quantize_linear", "quantize_linear", quantize_linear_convert, quantize_linear_convert};
+
 }  // namespace bnorm::steps

@@ -19,7 +19,9 @@
 
 namespace bnorm::steps {
 
-void reduce_axes_18(NormSite& s, bool up) {
+namespace {
+
+void cross(NormSite& s, bool up) {
   onnx::NodeProto& n = s.node;
   if (up) {
     const auto* a = find_attr(n, "axes");
@@ -44,5 +46,9 @@ void reduce_axes_18(NormSite& s, bool up) {
     s.report.set.push_back("axes as an attribute");
   }
 }
+
+}  // namespace
+
+const Step reduce_axes_18{"reduce_axes_18", "reduce_axes_18", [](NormSite& s) { cross(s, true); }, [](NormSite& s) { cross(s, false); }};
 
 }  // namespace bnorm::steps

@@ -40,4 +40,6 @@ void reshape_5_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step reshape_5{"reshape_5", "reshape_5", reshape_5_convert, reshape_5_convert};
+
 }  // namespace bnorm::steps

@@ -204,4 +204,18 @@ void resize_up(NormSite& s) {
   s.version = to;
 }
 
+namespace {
+
+// Down: across 10 (it becomes Upsample), 11 or 13; up: across 11 only (ONNX's
+// adapter moves Resize 11 -> 13).
+bool resize_10_applies(const onnx::NodeProto& n, int64_t from, int64_t to) {
+  auto crosses = [&](int64_t v) { return std::min(from, to) < v && std::max(from, to) >= v; };
+  (void)n;
+  return to < from ? crosses(10) || crosses(11) || crosses(13) : crosses(11);
+}
+
+}  // namespace
+
+const Step resize_10{"resize_10", "resize_10", resize_up, resize_convert, resize_10_applies};
+
 }  // namespace bnorm::steps

@@ -45,7 +45,9 @@ void expand(NormSite& s, int index, const std::vector<int64_t>& axes, int64_t ra
 
 }  // namespace
 
-void resize_18(NormSite& s, bool up) {
+namespace {
+
+void cross(NormSite& s, bool up) {
   if (up) return;
   onnx::NodeProto& n = s.node;
   if (attr_int(n, "antialias", 0) != 0) refuse(s, "antialias = 1 has no equivalent below version 18");
@@ -72,5 +74,9 @@ void resize_18(NormSite& s, bool up) {
   }
   remove_attr(n, "axes");
 }
+
+}  // namespace
+
+const Step resize_18{"resize_18", "resize_18", [](NormSite& s) { cross(s, true); }, [](NormSite& s) { cross(s, false); }};
 
 }  // namespace bnorm::steps

@@ -53,4 +53,6 @@ void rnn_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step rnn_7{"rnn_7", "rnn_7", rnn_convert, rnn_convert};
+
 }  // namespace bnorm::steps

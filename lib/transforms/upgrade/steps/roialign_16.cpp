@@ -101,4 +101,6 @@ void roialign_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step roialign_16{"roialign_16", "roialign_16", roialign_convert, roialign_convert};
+
 }  // namespace bnorm::steps

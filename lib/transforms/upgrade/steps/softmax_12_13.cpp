@@ -81,4 +81,6 @@ void softmax_12_13_down(NormSite& s) {
   s.report.set.push_back(fmt::format("axis = {}", p.rank ? *p.rank - 1 : -1));
 }
 
+const Step softmax_12_13{"softmax_12_13", "softmax_12_13", softmax_12_13_up, softmax_12_13_down};
+
 }  // namespace bnorm::steps

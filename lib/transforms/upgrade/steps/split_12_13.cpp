@@ -15,7 +15,7 @@
 #include "core/error.h"
 #include "model/node_label.h"
 #include "model/tensor_proto.h"
-#include "transforms/upgrade/steps/step.h"
+#include "transforms/upgrade/steps/onnx_gaps.h"
 
 namespace bnorm::steps {
 
@@ -49,5 +49,20 @@ void split_convert(NormSite& s) {
   }
   s.version = to;
 }
+
+namespace {
+
+// Every change of Split up to 17 (2, 11, 13) in one step: a constant
+// `split` input of Split-1 becomes the attribute, the part sizes move
+// between attribute and input, negative axes are made non-negative below 11.
+void split_to_target(NormSite& s) {
+  split_1_2_up(s);
+  split_convert(s);
+  axis_11_normalize(s);
+}
+
+}  // namespace
+
+const Step split{"split", "split_12_13", split_to_target, split_to_target};
 
 }  // namespace bnorm::steps

@@ -17,7 +17,9 @@
 
 namespace bnorm::steps {
 
-void split_18(NormSite& s, bool up) {
+namespace {
+
+void cross(NormSite& s, bool up) {
   onnx::NodeProto& n = s.node;
   const bool has_split = n.input_size() > 1 && !n.input(1).empty();
   if (up) {
@@ -43,5 +45,9 @@ void split_18(NormSite& s, bool up) {
   set_input(n, 1, s.add_int64s(s.stem() + "_split", sizes));
   s.report.set.push_back(fmt::format("split sizes as input '{}'", n.input(1)));
 }
+
+}  // namespace
+
+const Step split_18{"split_18", "split_18", [](NormSite& s) { cross(s, true); }, [](NormSite& s) { cross(s, false); }};
 
 }  // namespace bnorm::steps

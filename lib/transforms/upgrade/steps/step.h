@@ -2,16 +2,19 @@
 // across schema versions (a NormSite), the nodes and initializers the steps
 // add around it, and what the steps know about its values.
 //
-// A step file (bn_<from>_<to>.cpp, in_1_6.cpp) has one `up` and one `down`
-// function. Each first matches (pure: reads the site, returns a plan or
-// throws Error(unsupported) naming the node when the case cannot be
-// converted), then rewrites. Steps never touch the graph directly: added
-// nodes go to `before` (they read the node's inputs) or `after` (they read
-// its outputs), in order; transforms/upgrade/restore.cpp splices them in.
+// A step file (bn_<from>_<to>.cpp, axis_11.cpp, ...) defines one Step (or,
+// attr_inputs.cpp, a few): its `up` and `down` functions, named on the
+// rows of the table of schema changes (versions.h), which says how they
+// run. Each first matches (pure: reads the site, returns a plan or throws
+// Error(unsupported) naming the node when the case cannot be converted),
+// then rewrites. Steps never touch the graph directly: added nodes go to
+// `before` (they read the node's inputs) or `after` (they read its
+// outputs), in order; the site walker (walk.h) or restore.cpp splices them in.
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +26,7 @@
 #include "model/norm_op.h"
 #include "model/tensor.h"
 #include "transforms/upgrade/types.h"
+#include "transforms/upgrade/versions.h"
 
 namespace bnorm {
 struct OpSchemaInfo;  // transforms/upgrade/schema.h
@@ -48,6 +52,7 @@ struct NormSite {
   onnx::NodeProto node;                 // the node in its current form
   int version = 0;                      // its schema version now
   int64_t target_opset = 0;             // the opset the model is moving to
+  bool inference = false;               // --inference: training nodes become inference nodes
   const GraphIndex::Scope* scope = nullptr;  // where it is in env->index
   Env* env = nullptr;
   std::vector<onnx::NodeProto> before, after;
@@ -116,22 +121,17 @@ void cast_bf16_through_float(NormSite& s, const Bf16Casts& c);
 // 'y' back to bfloat16", for reports, plans and errors.
 std::string describe_bf16_casts(const NormSite& s, const Bf16Casts& c, int target_version);
 
-// The steps. `up` moves the site from `from` to `to`, `down` back.
-void bn_1_6_up(NormSite&);
+// BN 6 -> 1 (bn_1_6.cpp): consumed_inputs = [0, 0, 0, 1, 1] added; also
+// for a BN-1 input without it.
 void bn_1_6_down(NormSite&);
-void bn_6_7_up(NormSite&);
-void bn_6_7_down(NormSite&);
-void bn_7_9_up(NormSite&);
-void bn_7_9_down(NormSite&);
-void bn_9_14_up(NormSite&);
-void bn_9_14_down(NormSite&);
-void bn_14_15_up(NormSite&);
-void bn_14_15_down(NormSite&);
-void in_1_6_up(NormSite&);
-void in_1_6_down(NormSite&);
-// Softmax, LogSoftmax, Hardmax 12 <-> 13 (the site's node is one of those).
-void softmax_12_13_up(NormSite&);
-void softmax_12_13_down(NormSite&);
+
+// The steps of opset <= 17 node `s.node` runs going from opset `from` to
+// `to` (their matches, versions.h), in the order they run; run_steps runs
+// them, keeping s.version (run_steps.cpp). `on_step` is told each step and
+// the versions before and after it.
+std::vector<const Step*> own_steps(const onnx::NodeProto& n, int64_t from, int64_t to);
+void run_steps(NormSite& s, int64_t from, int64_t to,
+               const std::function<void(const Step&, int before, int after)>& on_step = nullptr);
 
 // Dropout from its schema version (`version`) to the one of `target_opset`,
 // in one step (dropout.cpp); with `inference`, a training Dropout
@@ -178,18 +178,7 @@ void set_input(onnx::NodeProto& n, int index, const std::string& value);  // pad
 // Error(unsupported) naming the node.
 [[noreturn]] void refuse(const NormSite& s, const std::string& why);
 
-// The steps of opsets 18..23, each across one schema change, `up` or down
-// (the site is at the version above the change going down, below it going up).
-void reduce_axes_18(NormSite& s, bool up);
-void split_18(NormSite& s, bool up);
-void pad_18(NormSite& s, bool up);
-void dft_20(NormSite& s, bool up);
-void gridsample_20(NormSite& s, bool up);
-void optional_has_element_18(NormSite& s, bool up);
-void groupnorm_21(NormSite& s, bool up);
-void resize_18(NormSite& s, bool up);
-
-// Lowerings (steps/lower_*.cpp, helpers in transforms/upgrade/lower/lower.h): the site's node,
+// Lowerings (lower/<op>_<version>.cpp, helpers in lower/lower.h): the site's node,
 // an op that does not exist at target_opset, written as the ops of its
 // function body in the forms of the model's opset `opset`, all in `before`
 // (the node itself is dropped; ConstantOfShape leaves an initializer). GroupNormalization 18 and 21 share one;

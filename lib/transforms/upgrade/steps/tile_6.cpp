@@ -53,4 +53,6 @@ void tile_6_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step tile_6{"tile_6", "tile_6", tile_6_convert, tile_6_convert};
+
 }  // namespace bnorm::steps

@@ -59,4 +59,33 @@ void upsample_7_9(NormSite& s) {
   s.version = to;
 }
 
+namespace {
+
+// Upsample to the target in one step: below 7 to Upsample-1; from 1 up to 7
+// and on (Upsample-9 or, from opset 10 where Upsample is deprecated, Resize);
+// between 7 and 9 the scales move; from 7 up to 10 and beyond it becomes Resize.
+void upsample_to_target(NormSite& s) {
+  const int64_t to = s.target_opset;
+  if (to < 7) return upsample_1_7_down(s);
+  if (s.version < 7) {
+    upsample_1_7_up(s);
+    if (to >= 10) resize_up(s);
+    else if (to >= 9) upsample_7_9(s);
+    return;
+  }
+  if (to < 10) return upsample_7_9(s);
+  resize_up(s);
+}
+
+// Across 7 or 9, or anywhere at opset 10 and above (Upsample-10 is deprecated:
+// such a node becomes Resize).
+bool upsample_applies(const onnx::NodeProto&, int64_t from, int64_t to) {
+  auto crosses = [&](int64_t v) { return std::min(from, to) < v && std::max(from, to) >= v; };
+  return (from >= 7 && to >= 10) || (std::min(from, to) >= 7 && crosses(9)) || crosses(7);
+}
+
+}  // namespace
+
+const Step upsample{"upsample", "upsample_7_9", upsample_to_target, upsample_to_target, upsample_applies};
+
 }  // namespace bnorm::steps

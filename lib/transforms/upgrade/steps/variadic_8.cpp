@@ -38,4 +38,6 @@ void variadic_8_convert(NormSite& s) {
   s.version = to;
 }
 
+const Step variadic_8{"variadic_8", "variadic_8", variadic_8_convert, variadic_8_convert};
+
 }  // namespace bnorm::steps
