@@ -21,30 +21,12 @@ namespace {
 using testing::Type;
 
 template <class T>
-struct Kernels;
-template <>
-struct Kernels<float> {
-  static constexpr auto infer = bn_infer_f32;
-  static constexpr auto nonspatial = bn_infer_nonspatial_f32;
-  static constexpr auto activation = activation_f32;
-};
-template <>
-struct Kernels<double> {
-  static constexpr auto infer = bn_infer_f64;
-  static constexpr auto nonspatial = bn_infer_nonspatial_f64;
-  static constexpr auto activation = activation_f64;
-};
-template <>
-struct Kernels<f16> {
-  static constexpr auto infer = bn_infer_f16;
-  static constexpr auto nonspatial = bn_infer_nonspatial_f16;
-  static constexpr auto activation = activation_f16;
-};
-template <>
-struct Kernels<bf16> {
-  static constexpr auto infer = bn_infer_bf16;
-  static constexpr auto nonspatial = bn_infer_nonspatial_bf16;
-  static constexpr auto activation = activation_bf16;
+struct Kernels {
+  static constexpr auto infer = testing::by_type<T>(bn_infer_f32, bn_infer_f64, bn_infer_f16, bn_infer_bf16);
+  static constexpr auto nonspatial = testing::by_type<T>(bn_infer_nonspatial_f32, bn_infer_nonspatial_f64,
+                                                         bn_infer_nonspatial_f16, bn_infer_nonspatial_bf16);
+  static constexpr auto activation =
+      testing::by_type<T>(activation_f32, activation_f64, activation_f16, activation_bf16);
 };
 
 // One input: data and parameters (C values each, C * S when non-spatial).
@@ -105,23 +87,8 @@ struct Case {
   }
 };
 
-template <class T>
-void sweep_against_reference() {
-  testing::Random rng;
-  for (const NcsShape& s : testing::full_sweep()) {
-    for (bool in_place : {false, true}) {
-      const Case<T> c(s, rng);
-      INFO(Type<T>::name << " N=" << s.n << " C=" << s.c << " S=" << s.s << " in place " << in_place);
-      REQUIRE(c.mismatches(in_place) == 0);
-    }
-  }
-}
-
 TEST_CASE("Inference BN matches the spec formula over channels, spatial tails and batches") {
-  sweep_against_reference<float>();
-  sweep_against_reference<double>();
-  sweep_against_reference<f16>();
-  sweep_against_reference<bf16>();
+  testing::sweep_every_type_against_reference<Case>();
 }
 
 TEST_CASE("The non-spatial form normalizes each (c, s) position with its own parameters") {
@@ -196,31 +163,16 @@ TEST_CASE("float16 kernels give the same bits with 512-bit and 256-bit conversio
 template <class T>
 void check_same_everywhere(const Activation& act) {
   testing::Random rng;
-  testing::SettingsGuard guard;
-  const int threads = omp_get_max_threads();
   for (const NcsShape& s : testing::level_sweep()) {
     const Case<T> c(s, rng);
-    std::vector<uint64_t> first;
-    for (Isa isa : testing::available_isas()) {
-      for (int t : {1, 2}) {
-        for (size_t threshold : {size_t{0}, size_t{1}}) {
-          set_active_isa(isa);
-          set_streaming_threshold_bytes(threshold);
-          omp_set_num_threads(t);
+    testing::check_same_bits_everywhere(
+        [&] {
           std::vector<T> y = testing::nan_filled<T>(c.x.size());
           c.run(c.x.data(), y.data(), act);
-          std::vector<uint64_t> bits(y.size());
-          for (size_t i = 0; i < y.size(); ++i) bits[i] = Type<T>::bits(y[i]);
-          if (first.empty()) first = bits;
-          INFO(Type<T>::name << " " << activation_name(act.kind) << " at " << isa_name(isa) << ", "
-                             << t << " threads, streaming " << (threshold == 1) << ", N=" << s.n
-                             << " C=" << s.c << " S=" << s.s);
-          CHECK(bits == first);
-        }
-      }
-    }
+          return testing::bits_of_all(y);
+        },
+        testing::describe<T>(s) + " " + activation_name(act.kind));
   }
-  omp_set_num_threads(threads);
 }
 
 TEST_CASE("Inference BN gives the same bits at every SIMD level, thread count and store kind") {

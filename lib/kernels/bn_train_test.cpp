@@ -23,41 +23,18 @@ using testing::Type;
 using LD = long double;
 
 template <class T>
-struct Kernels;
-template <>
-struct Kernels<float> {
-  static constexpr auto train = bn_train_f32;
-  static constexpr auto stats = bn_batch_stats_f32;
-};
-template <>
-struct Kernels<double> {
-  static constexpr auto train = bn_train_f64;
-  static constexpr auto stats = bn_batch_stats_f64;
-};
-template <>
-struct Kernels<f16> {
-  static constexpr auto train = bn_train_f16;
-  static constexpr auto stats = bn_batch_stats_f16;
-};
-template <>
-struct Kernels<bf16> {
-  static constexpr auto train = bn_train_bf16;
-  static constexpr auto stats = bn_batch_stats_bf16;
+struct Kernels {
+  static constexpr auto train = testing::by_type<T>(bn_train_f32, bn_train_f64, bn_train_f16, bn_train_bf16);
+  static constexpr auto stats =
+      testing::by_type<T>(bn_batch_stats_f32, bn_batch_stats_f64, bn_batch_stats_f16, bn_batch_stats_bf16);
 };
 
 template <class T>
-struct Case {
-  using P = typename Type<T>::Compute;
-  NcsShape shape;
-  std::vector<T> x;
-  std::vector<P> scale, bias;
-  P epsilon = P(1e-5);
+struct Case : testing::ScaledInputs<T> {
+  using Base = testing::ScaledInputs<T>;
+  using Base::shape, Base::x, Base::scale, Base::bias, Base::epsilon;
 
-  Case(NcsShape s, testing::Random& rng, double lo = -3, double hi = 3) : shape(s) {
-    x = testing::random_values<T>(rng, s.elements(), lo, hi);
-    scale = testing::random_values<P>(rng, s.c, -2, 2);
-    bias = testing::random_values<P>(rng, s.c, -1, 1);
-  }
+  Case(NcsShape s, testing::Random& rng, double lo = -3, double hi = 3) : Base(s, s.c, rng, lo, hi) {}
 
   size_t channel(size_t i) const { return (i / shape.s) % shape.c; }
 
@@ -111,23 +88,8 @@ struct Case {
   }
 };
 
-template <class T>
-void sweep_against_reference() {
-  testing::Random rng;
-  for (const NcsShape& s : testing::full_sweep()) {
-    for (bool in_place : {false, true}) {
-      const Case<T> c(s, rng);
-      INFO(Type<T>::name << " N=" << s.n << " C=" << s.c << " S=" << s.s << " in place " << in_place);
-      REQUIRE(c.mismatches(in_place) == 0);
-    }
-  }
-}
-
 TEST_CASE("Training BN matches the spec formulas over channels, spatial tails and batches") {
-  sweep_against_reference<float>();
-  sweep_against_reference<double>();
-  sweep_against_reference<f16>();
-  sweep_against_reference<bf16>();
+  testing::sweep_every_type_against_reference<Case>();
 }
 
 TEST_CASE("Training BN on large tensors matches the spec formulas") {
@@ -164,36 +126,24 @@ std::vector<NcsShape> train_sweep() {
 template <class T>
 void check_same_everywhere() {
   testing::Random rng;
-  testing::SettingsGuard guard;
-  const int threads = omp_get_max_threads();
   for (const NcsShape& s : train_sweep()) {
     const Case<T> c(s, rng);
-    std::vector<uint64_t> first;
-    for (Isa isa : testing::available_isas()) {
-      for (int t : {1, 2}) {
-        for (size_t threshold : {size_t{0}, size_t{1}}) {
-          set_active_isa(isa);
-          set_streaming_threshold_bytes(threshold);
-          omp_set_num_threads(t);
+    testing::check_same_bits_everywhere(
+        [&] {
           std::vector<T> y = testing::nan_filled<T>(c.x.size());
           std::vector<double> mean(s.c), var(s.c);
-          Kernels<T>::train(c.x.data(), y.data(), s, {c.scale.data(), c.bias.data(), c.epsilon},
-                            mean.data(), var.data());
+          Kernels<T>::train(c.x.data(), y.data(), s, {c.scale.data(), c.bias.data(), c.epsilon}, mean.data(),
+                            var.data());
           std::vector<uint64_t> bits;
           for (size_t k = 0; k < s.c; ++k) {
             bits.push_back(testing::bits_of(mean[k]));
             bits.push_back(testing::bits_of(var[k]));
           }
           for (const T& v : y) bits.push_back(Type<T>::bits(v));
-          if (first.empty()) first = bits;
-          INFO(Type<T>::name << " at " << isa_name(isa) << ", " << t << " threads, streaming "
-                             << (threshold == 1) << ", N=" << s.n << " C=" << s.c << " S=" << s.s);
-          CHECK(bits == first);
-        }
-      }
-    }
+          return bits;
+        },
+        testing::describe<T>(s));
   }
-  omp_set_num_threads(threads);
 }
 
 TEST_CASE("Training BN gives the same bits at every SIMD level, thread count and store kind") {

@@ -18,30 +18,20 @@ namespace bnorm::kernels {
 namespace {
 
 using testing::Type;
-using LD = long double;
 
 template <class T>
 void run_kernel(const T* x, T* y, NcsShape s, size_t g, const NormParams<typename Type<T>::Compute>& p) {
-  if constexpr (std::is_same_v<T, float>) group_norm_f32(x, y, s, g, p);
-  if constexpr (std::is_same_v<T, double>) group_norm_f64(x, y, s, g, p);
-  if constexpr (std::is_same_v<T, f16>) group_norm_f16(x, y, s, g, p);
-  if constexpr (std::is_same_v<T, bf16>) group_norm_bf16(x, y, s, g, p);
+  testing::by_type<T>(group_norm_f32, group_norm_f64, group_norm_f16, group_norm_bf16)(x, y, s, g, p);
 }
 
 template <class T>
-struct Case {
-  using P = typename Type<T>::Compute;
-  NcsShape shape;
+struct Case : testing::ScaledInputs<T> {
+  using Base = testing::ScaledInputs<T>;
+  using Base::shape, Base::x, Base::scale, Base::bias, Base::epsilon;
   size_t groups;
-  std::vector<T> x;
-  std::vector<P> scale, bias;
-  P epsilon = P(1e-5);
 
-  Case(NcsShape s, size_t g, testing::Random& rng, double lo = -3, double hi = 3) : shape(s), groups(g) {
-    x = testing::random_values<T>(rng, s.elements(), lo, hi);
-    scale = testing::random_values<P>(rng, s.c, -2, 2);
-    bias = testing::random_values<P>(rng, s.c, -1, 1);
-  }
+  Case(NcsShape s, size_t g, testing::Random& rng, double lo = -3, double hi = 3)
+      : Base(s, s.c, rng, lo, hi), groups(g) {}
 
   std::vector<T> run(bool in_place) const {
     std::vector<T> y = in_place ? x : testing::nan_filled<T>(x.size());
@@ -50,30 +40,9 @@ struct Case {
   }
 
   size_t mismatches(const std::vector<T>& y) const {
-    size_t bad = 0;
-    const size_t len = shape.c / groups * shape.s;
-    for (size_t r = 0; r < shape.n * groups; ++r) {
-      LD sum = 0, squares = 0;
-      for (size_t i = 0; i < len; ++i) sum += Type<T>::decode(x[r * len + i]);
-      const LD mean = sum / len;
-      for (size_t i = 0; i < len; ++i) {
-        const LD d = Type<T>::decode(x[r * len + i]) - mean;
-        squares += d * d;
-      }
-      const LD root = std::sqrt(squares / len + LD(epsilon));
-      for (size_t i = 0; i < len; ++i) {
-        const size_t at = r * len + i;
-        const size_t c = at / shape.s % shape.c;
-        const LD xv = Type<T>::decode(x[at]);
-        const double ref = double(scale[c] * (xv - mean) / root + bias[c]);
-        const LD a = scale[c] / root;
-        const double magnitude = 2 * double(std::fabs(xv * a) + std::fabs(mean * a) + std::fabs(LD(bias[c])));
-        if (!testing::close_to(y[at], ref, magnitude)) {
-          if (bad++ == 0) UNSCOPED_INFO("element " << at << ": got " << Type<T>::decode(y[at]) << ", want " << ref);
-        }
-      }
-    }
-    return bad;
+    return testing::standardized_mismatches(
+        x, y, shape.n * groups, shape.c / groups * shape.s, [&](size_t at) { return at / shape.s % shape.c; }, scale,
+        bias, epsilon);
   }
 };
 
@@ -142,28 +111,10 @@ TEST_CASE("GroupNormalization with one group per channel is InstanceNormalizatio
 template <class T>
 void check_same_everywhere() {
   testing::Random rng;
-  testing::SettingsGuard guard;
-  const int threads = omp_get_max_threads();
   for (NcsShape s : {NcsShape{2, 6, 17}, NcsShape{3, 8, 2000}, NcsShape{2, 64, 100}}) {
     const Case<T> k(s, 2, rng);
-    std::vector<uint64_t> first;
-    for (Isa isa : testing::available_isas()) {
-      for (int t : {1, 2}) {
-        for (size_t threshold : {size_t{0}, size_t{1}}) {
-          set_active_isa(isa);
-          set_streaming_threshold_bytes(threshold);
-          omp_set_num_threads(t);
-          const std::vector<T> y = k.run(false);
-          std::vector<uint64_t> bits(y.size());
-          for (size_t i = 0; i < y.size(); ++i) bits[i] = Type<T>::bits(y[i]);
-          if (first.empty()) first = bits;
-          INFO(Type<T>::name << " at " << isa_name(isa) << ", " << t << " threads, streaming " << (threshold == 1));
-          CHECK(bits == first);
-        }
-      }
-    }
+    testing::check_same_bits_everywhere([&] { return testing::bits_of_all(k.run(false)); }, testing::describe<T>(s));
   }
-  omp_set_num_threads(threads);
 }
 
 TEST_CASE("GroupNormalization gives the same bits at every SIMD level, thread count and store kind",

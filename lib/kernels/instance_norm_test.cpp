@@ -19,40 +19,19 @@ namespace bnorm::kernels {
 namespace {
 
 using testing::Type;
-using LD = long double;
 
 template <class T>
-struct Kernel;
-template <>
-struct Kernel<float> {
-  static constexpr auto run = instance_norm_f32;
-};
-template <>
-struct Kernel<double> {
-  static constexpr auto run = instance_norm_f64;
-};
-template <>
-struct Kernel<f16> {
-  static constexpr auto run = instance_norm_f16;
-};
-template <>
-struct Kernel<bf16> {
-  static constexpr auto run = instance_norm_bf16;
+struct Kernel {
+  static constexpr auto run =
+      testing::by_type<T>(instance_norm_f32, instance_norm_f64, instance_norm_f16, instance_norm_bf16);
 };
 
 template <class T>
-struct Case {
-  using P = typename Type<T>::Compute;
-  NcsShape shape;
-  std::vector<T> x;
-  std::vector<P> scale, bias;
-  P epsilon = P(1e-5);
+struct Case : testing::ScaledInputs<T> {
+  using Base = testing::ScaledInputs<T>;
+  using Base::shape, Base::x, Base::scale, Base::bias, Base::epsilon;
 
-  Case(NcsShape s, testing::Random& rng, double lo = -3, double hi = 3) : shape(s) {
-    x = testing::random_values<T>(rng, s.elements(), lo, hi);
-    scale = testing::random_values<P>(rng, s.c, -2, 2);
-    bias = testing::random_values<P>(rng, s.c, -1, 1);
-  }
+  Case(NcsShape s, testing::Random& rng, double lo = -3, double hi = 3) : Base(s, s.c, rng, lo, hi) {}
 
   void run(const T* in, T* out) const {
     Kernel<T>::run(in, out, shape, {scale.data(), bias.data(), epsilon});
@@ -61,51 +40,13 @@ struct Case {
   size_t mismatches(bool in_place) const {
     std::vector<T> y = in_place ? x : testing::nan_filled<T>(x.size());
     run(in_place ? y.data() : x.data(), y.data());
-    size_t bad = 0;
-    const size_t S = shape.s;
-    for (size_t row = 0; row < shape.n * shape.c; ++row) {
-      const size_t c = row % shape.c;
-      LD sum = 0;
-      for (size_t s = 0; s < S; ++s) sum += Type<T>::decode(x[row * S + s]);
-      const LD mean = sum / S;
-      LD squares = 0;
-      for (size_t s = 0; s < S; ++s) {
-        const LD d = Type<T>::decode(x[row * S + s]) - mean;
-        squares += d * d;
-      }
-      const LD root = std::sqrt(squares / S + LD(epsilon));
-      for (size_t s = 0; s < S; ++s) {
-        const size_t i = row * S + s;
-        const LD xv = Type<T>::decode(x[i]);
-        const double ref = double(scale[c] * (xv - mean) / root + bias[c]);
-        const LD a = scale[c] / root;
-        const double magnitude = 2 * double(std::fabs(xv * a) + std::fabs(mean * a) + std::fabs(LD(bias[c])));
-        if (!testing::close_to(y[i], ref, magnitude)) {
-          if (bad++ == 0) UNSCOPED_INFO("element " << i << ": got " << Type<T>::decode(y[i]) << ", want " << ref);
-        }
-      }
-    }
-    return bad;
+    return testing::standardized_mismatches(
+        x, y, shape.n * shape.c, shape.s, [&](size_t at) { return at / shape.s % shape.c; }, scale, bias, epsilon);
   }
 };
 
-template <class T>
-void sweep_against_reference() {
-  testing::Random rng;
-  for (const NcsShape& s : testing::full_sweep()) {
-    for (bool in_place : {false, true}) {
-      const Case<T> c(s, rng);
-      INFO(Type<T>::name << " N=" << s.n << " C=" << s.c << " S=" << s.s << " in place " << in_place);
-      REQUIRE(c.mismatches(in_place) == 0);
-    }
-  }
-}
-
 TEST_CASE("InstanceNormalization matches the spec formula over channels, spatial tails and batches") {
-  sweep_against_reference<float>();
-  sweep_against_reference<double>();
-  sweep_against_reference<f16>();
-  sweep_against_reference<bf16>();
+  testing::sweep_every_type_against_reference<Case>();
 }
 
 TEST_CASE("InstanceNormalization on large tensors matches the spec formula") {
@@ -140,30 +81,16 @@ TEST_CASE("InstanceNormalization float statistics keep their precision under can
 template <class T>
 void check_same_everywhere() {
   testing::Random rng;
-  testing::SettingsGuard guard;
-  const int threads = omp_get_max_threads();
   for (const NcsShape& s : testing::level_sweep()) {
     const Case<T> c(s, rng);
-    std::vector<uint64_t> first;
-    for (Isa isa : testing::available_isas()) {
-      for (int t : {1, 2}) {
-        for (size_t threshold : {size_t{0}, size_t{1}}) {
-          set_active_isa(isa);
-          set_streaming_threshold_bytes(threshold);
-          omp_set_num_threads(t);
+    testing::check_same_bits_everywhere(
+        [&] {
           std::vector<T> y = testing::nan_filled<T>(c.x.size());
           c.run(c.x.data(), y.data());
-          std::vector<uint64_t> bits(y.size());
-          for (size_t i = 0; i < y.size(); ++i) bits[i] = Type<T>::bits(y[i]);
-          if (first.empty()) first = bits;
-          INFO(Type<T>::name << " at " << isa_name(isa) << ", " << t << " threads, streaming "
-                             << (threshold == 1) << ", N=" << s.n << " C=" << s.c << " S=" << s.s);
-          CHECK(bits == first);
-        }
-      }
-    }
+          return testing::bits_of_all(y);
+        },
+        testing::describe<T>(s));
   }
-  omp_set_num_threads(threads);
 }
 
 TEST_CASE("InstanceNormalization gives the same bits at every SIMD level, thread count and store kind") {

@@ -169,30 +169,12 @@ void add_specials(Rows<X>& c) {
 template <class X, class Y>
 void check_same_everywhere(bool rms) {
   testing::Random rng;
-  testing::SettingsGuard guard;
-  const int threads = omp_get_max_threads();
   for (size_t len : {size_t{7}, size_t{768}, size_t{5000}, size_t{29}}) {
     Rows<X> c(len == 768 ? 64 : 9, len, rng, len == 29);
     add_specials(c);
-    std::vector<uint64_t> first;
-    for (Isa isa : testing::available_isas()) {
-      for (int t : {1, 2}) {
-        for (size_t threshold : {size_t{0}, size_t{1}}) {  // 1: non-temporal stores where a kernel has them
-          set_active_isa(isa);
-          omp_set_num_threads(t);
-          set_streaming_threshold_bytes(threshold);
-          const std::vector<Y> y = c.template run<Y>(rms);
-          std::vector<uint64_t> bits(y.size());
-          for (size_t i = 0; i < y.size(); ++i) bits[i] = Type<Y>::bits(y[i]);
-          if (first.empty()) first = bits;
-          INFO(Type<X>::name << " at " << isa_name(isa) << ", " << t << " threads, len " << len << ", streaming "
-                             << (threshold == 1));
-          CHECK(bits == first);
-        }
-      }
-    }
+    testing::check_same_bits_everywhere([&] { return testing::bits_of_all(c.template run<Y>(rms)); },
+                                        std::string(Type<X>::name) + " len " + std::to_string(len));
   }
-  omp_set_num_threads(threads);
 }
 
 TEST_CASE("Normalized rows are the same bits at every SIMD level and thread count", "[kernels][normfamily]") {

@@ -9,26 +9,17 @@
 #include <string>
 
 #include "core/error.h"
+#include "support/error_of.h"
 
 using bnorm::DType;
 using bnorm::Error;
 using bnorm::ErrorKind;
 using bnorm::Tensor;
+using bnorm::test::error_of;
 namespace fs = std::filesystem;
 using namespace std::string_literals;
 
 namespace {
-
-template <typename F>
-Error error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("expected a bnorm::Error");
-  return Error(ErrorKind::usage, "unreachable");
-}
 
 // A fresh directory, removed with everything in it at the end of the test.
 struct TempDir {

@@ -9,27 +9,18 @@
 #include <limits>
 
 #include "core/error.h"
+#include "support/error_of.h"
 
 using bnorm::decode_tensor;
 using bnorm::DType;
 using bnorm::Error;
 using bnorm::ErrorKind;
 using bnorm::Tensor;
+using bnorm::test::error_of;
 using Bytes = std::vector<uint8_t>;
 namespace fs = std::filesystem;
 
 namespace {
-
-template <typename F>
-Error error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("expected a bnorm::Error");
-  return Error(ErrorKind::usage, "unreachable");
-}
 
 onnx::TensorProto proto(const std::string& name, DType t, std::vector<int64_t> dims) {
   onnx::TensorProto p;

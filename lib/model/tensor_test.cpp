@@ -7,24 +7,15 @@
 #include <limits>
 
 #include "core/error.h"
+#include "support/error_of.h"
 
 using bnorm::DType;
 using bnorm::Error;
 using bnorm::ErrorKind;
 using bnorm::Tensor;
+using bnorm::test::error_of;
 
 namespace {
-
-template <typename F>
-Error error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("expected a bnorm::Error");
-  return Error(ErrorKind::usage, "unreachable");
-}
 
 Tensor with_bytes(DType t, std::vector<int64_t> dims, std::vector<uint8_t> bytes) {
   Tensor out;

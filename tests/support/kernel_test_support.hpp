@@ -17,12 +17,17 @@
 //    NaN must match NaN, an infinity the same infinity.
 #pragma once
 
+#include <catch2/catch.hpp>
+#include <omp.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/half.h"
@@ -209,6 +214,126 @@ inline std::vector<NcsShape> level_sweep() {
   shapes.push_back({700, 67, 1});
   shapes.push_back({2, 33, 1000});
   return shapes;
+}
+
+// The one of four (a kernel's entry points, say) for storage type T.
+template <class T, class F32, class F64, class F16, class BF16>
+constexpr auto by_type(F32 f32, F64 f64, F16 f16_, BF16 bf16_) {
+  if constexpr (std::is_same_v<T, float>) return f32;
+  else if constexpr (std::is_same_v<T, double>) return f64;
+  else if constexpr (std::is_same_v<T, f16>) return f16_;
+  else return bf16_;
+}
+
+// Bit patterns of outputs, to compare runs bit for bit.
+template <class T>
+std::vector<uint64_t> bits_of_all(const std::vector<T>& y) {
+  std::vector<uint64_t> bits(y.size());
+  for (size_t i = 0; i < y.size(); ++i) bits[i] = Type<T>::bits(y[i]);
+  return bits;
+}
+
+// Runs `run` (returning the bits of its outputs, bits_of_all) at every SIMD
+// level, on 1 and 2 threads, with and without non-temporal stores, and
+// checks that every run gives the bits of the first; `what` names the case.
+template <class Run>
+void check_same_bits_everywhere(Run&& run, const std::string& what) {
+  SettingsGuard guard;
+  const int threads = omp_get_max_threads();
+  std::vector<uint64_t> first;
+  for (Isa isa : available_isas()) {
+    for (int t : {1, 2}) {
+      for (size_t threshold : {size_t{0}, size_t{1}}) {  // 1: non-temporal stores where a kernel has them
+        set_active_isa(isa);
+        set_streaming_threshold_bytes(threshold);
+        omp_set_num_threads(t);
+        const std::vector<uint64_t> bits = run();
+        if (first.empty()) first = bits;
+        INFO(what << " at " << isa_name(isa) << ", " << t << " threads, streaming " << (threshold == 1));
+        CHECK(bits == first);
+      }
+    }
+  }
+  omp_set_num_threads(threads);
+}
+
+// "float N=2 C=3 S=17"
+template <class T>
+std::string describe(const NcsShape& s) {
+  std::ostringstream out;
+  out << Type<T>::name << " N=" << s.n << " C=" << s.c << " S=" << s.s;
+  return out.str();
+}
+
+// Case<T>(shape, rng).mismatches(in_place) == 0 over full_sweep(), out of
+// place and in place, for every storage type.
+template <template <class> class Case, class T>
+void sweep_against_reference() {
+  Random rng;
+  for (const NcsShape& s : full_sweep()) {
+    for (bool in_place : {false, true}) {
+      const Case<T> c(s, rng);
+      INFO(describe<T>(s) << " in place " << in_place);
+      REQUIRE(c.mismatches(in_place) == 0);
+    }
+  }
+}
+template <template <class> class Case>
+void sweep_every_type_against_reference() {
+  sweep_against_reference<Case, float>();
+  sweep_against_reference<Case, double>();
+  sweep_against_reference<Case, f16>();
+  sweep_against_reference<Case, bf16>();
+}
+
+// The inputs of a normalization with per-channel scale and bias: X uniform
+// in [lo, hi], scale in [-2, 2], B in [-1, 1], epsilon 1e-5.
+template <class T>
+struct ScaledInputs {
+  using P = typename Type<T>::Compute;
+  NcsShape shape;
+  std::vector<T> x;
+  std::vector<P> scale, bias;
+  P epsilon = P(1e-5);
+
+  ScaledInputs(NcsShape s, size_t params, Random& rng, double lo, double hi) : shape(s) {
+    x = random_values<T>(rng, s.elements(), lo, hi);
+    scale = random_values<P>(rng, params, -2, 2);
+    bias = random_values<P>(rng, params, -1, 1);
+  }
+};
+
+// Mismatches of y against the spec's standardization of x in rows of `len`
+// elements (mean and population variance of each row, long double):
+// y = scale[c] * (x - mean) / sqrt(var + epsilon) + bias[c], c = channel(at).
+template <class T, class P, class Channel>
+size_t standardized_mismatches(const std::vector<T>& x, const std::vector<T>& y, size_t rows, size_t len,
+                               Channel channel, const std::vector<P>& scale, const std::vector<P>& bias,
+                               P epsilon) {
+  using LD = long double;
+  size_t bad = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    LD sum = 0, squares = 0;
+    for (size_t i = 0; i < len; ++i) sum += Type<T>::decode(x[r * len + i]);
+    const LD mean = sum / len;
+    for (size_t i = 0; i < len; ++i) {
+      const LD d = Type<T>::decode(x[r * len + i]) - mean;
+      squares += d * d;
+    }
+    const LD root = std::sqrt(squares / len + LD(epsilon));
+    for (size_t i = 0; i < len; ++i) {
+      const size_t at = r * len + i;
+      const size_t c = channel(at);
+      const LD xv = Type<T>::decode(x[at]);
+      const double ref = double(scale[c] * (xv - mean) / root + bias[c]);
+      const LD a = scale[c] / root;
+      const double magnitude = 2 * double(std::fabs(xv * a) + std::fabs(mean * a) + std::fabs(LD(bias[c])));
+      if (!close_to(y[at], ref, magnitude)) {
+        if (bad++ == 0) UNSCOPED_INFO("element " << at << ": got " << Type<T>::decode(y[at]) << ", want " << ref);
+      }
+    }
+  }
+  return bad;
 }
 
 }  // namespace bnorm::kernels::testing

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "support/error_of.h"
 #include "eval/run/evaluator.h"
 #include "support/test_graph.h"
 
@@ -14,6 +15,7 @@ using bnorm::DType;
 using bnorm::Error;
 using bnorm::ErrorKind;
 using bnorm::Tensor;
+using bnorm::test::error_of;
 using bnorm::test::GraphBuilder;
 using bnorm::test::set_attr;
 
@@ -23,18 +25,6 @@ Tensor random_tensor(DType t, const std::vector<int64_t>& dims, double lo, doubl
   std::vector<double> v(static_cast<size_t>(bnorm::checked_numel(dims)));
   for (double& e : v) e = dist(gen);
   return Tensor::from_f64(t, dims, v);
-}
-
-// Runs `f` and returns the Error it throws.
-template <typename F>
-Error error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no error was thrown");
-  throw;  // unreachable
 }
 
 struct ActCase {

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "eval/backend/folders.h"
 #include "eval/run/evaluator.h"
+#include "support/error_of.h"
 #include "support/test_graph.h"
 
 namespace {
@@ -27,14 +28,9 @@ std::map<std::string, Value> run(const GraphBuilder& b, const std::map<std::stri
   return bnorm::evaluate_values(b.model(), in);
 }
 
-Error error_of(const GraphBuilder& b, const std::map<std::string, Value>& in = {}) {
-  try {
-    run(b, in);
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no error was thrown");
-  throw;
+// The Error running `b` throws.
+Error run_error(const GraphBuilder& b, const std::map<std::string, Value>& in = {}) {
+  return error_of([&] { run(b, in); });
 }
 
 // A graph input declared as a sequence of float tensors.
@@ -82,7 +78,7 @@ TEST_CASE("positions outside the sequence and mixed element types are input erro
     b.initializer("p", i64(pos));
     b.node("SequenceAt", {"S", "p"}, {"t"}, "at");
     b.output("t");
-    const Error e = error_of(b, {{"S", seq({f32({1}, {1}), f32({1}, {2})})}});
+    const Error e = run_error(b, {{"S", seq({f32({1}, {1}), f32({1}, {2})})}});
     CHECK(e.kind() == ErrorKind::input);
     CHECK(e.node() == "at");
   }
@@ -91,12 +87,12 @@ TEST_CASE("positions outside the sequence and mixed element types are input erro
   b.input("I", DType::int64, {});
   b.node("SequenceInsert", {"S", "I"}, {"t"}, "ins");
   b.output("t");
-  CHECK(error_of(b, {{"S", seq({f32({1}, {1})})}, {"I", Value::of(i64(1))}}).kind() == ErrorKind::input);
+  CHECK(run_error(b, {{"S", seq({f32({1}, {1})})}, {"I", Value::of(i64(1))}}).kind() == ErrorKind::input);
   GraphBuilder p(11);
   sequence_input(p, "S");
   p.node("SequenceInsert", {"S", "S", "S"}, {"t"}, "ins");  // a sequence as tensor and position
   p.output("t");
-  CHECK(error_of(p, {{"S", seq({f32({1}, {1})})}}).bare_message() == "input 'tensor' must be a tensor, is a sequence");
+  CHECK(run_error(p, {{"S", seq({f32({1}, {1})})}}).bare_message() == "input 'tensor' must be a tensor, is a sequence");
   GraphBuilder e(11);
   e.node("SequenceEmpty", {}, {"s"});
   e.node("SequenceErase", {"s"}, {"t"}, "erase");
@@ -160,7 +156,7 @@ TEST_CASE("SplitToSequence takes bfloat16 from version 24 only", "[eval][control
     b.output("S");
     const Value x = Value::of(Tensor::from_f64(DType::bfloat16, {2}, {1.5, -2}));
     if (opset == 23) {
-      CHECK(error_of(b, {{"X", x}}).kind() == ErrorKind::input);
+      CHECK(run_error(b, {{"X", x}}).kind() == ErrorKind::input);
     } else {
       CHECK(contents(run(b, {{"X", x}}).at("S")) == std::vector<std::vector<double>>{{1.5}, {-2}});
     }
@@ -228,7 +224,7 @@ TEST_CASE("Optional ops before version 18 take optionals only, an empty one has 
     b.input("X", DType::float32, {2});
     b.node(op, {"X"}, {"Y"}, "opt");
     b.output("Y");
-    const Error e = error_of(b, {{"X", Value::of(f32({2}, {3, 4}))}});
+    const Error e = run_error(b, {{"X", Value::of(f32({2}, {3, 4}))}});
     CHECK(e.kind() == ErrorKind::input);
     CHECK(e.node() == "opt");
   }
@@ -238,7 +234,7 @@ TEST_CASE("Optional ops before version 18 take optionals only, an empty one has 
   vi->mutable_type()->mutable_optional_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(1);
   b.node("OptionalGetElement", {"O"}, {"Y"}, "get");
   b.output("Y");
-  CHECK(error_of(b, {{"O", Value::none(Kind::tensor, DType::float32)}}).kind() == ErrorKind::input);
+  CHECK(run_error(b, {{"O", Value::none(Kind::tensor, DType::float32)}}).kind() == ErrorKind::input);
   CHECK(run(b, {{"O", Value::some(Value::of(f32({1}, {5})))}}).at("Y").tensor.to_f64() == std::vector<double>{5});
 }
 
@@ -259,7 +255,7 @@ TEST_CASE("Identity passes sequences from version 14 and optionals from 16", "[e
         CHECK(y.kind == v->kind);
         CHECK(contents(y.unwrapped()) == contents(v->unwrapped()));
       } else {
-        CHECK(error_of(b, {{"S", *v}}).kind() == ErrorKind::input);
+        CHECK(run_error(b, {{"S", *v}}).kind() == ErrorKind::input);
       }
     }
   }
@@ -270,7 +266,7 @@ TEST_CASE("an op that takes tensors refuses a sequence naming the node, evaluate
   sequence_input(b, "S");
   b.node("Relu", {"S"}, {"Y"}, "relu");
   b.output("Y");
-  const Error e = error_of(b, {{"S", seq({f32({1}, {1})})}});
+  const Error e = run_error(b, {{"S", seq({f32({1}, {1})})}});
   CHECK(e.kind() == ErrorKind::input);
   CHECK(e.node() == "relu");
   CHECK(e.bare_message() == "input 'S' is a sequence; Relu takes tensors");
@@ -279,5 +275,5 @@ TEST_CASE("an op that takes tensors refuses a sequence naming the node, evaluate
   c.node("SequenceConstruct", {"X"}, {"S"});
   c.output("S");
   CHECK_THROWS_AS(bnorm::evaluate(c.model(), {{"X", f32({1}, {1})}}), Error);
-  CHECK(error_of(c, {{"X", seq({})}}).kind() == ErrorKind::usage);
+  CHECK(run_error(c, {{"X", seq({})}}).kind() == ErrorKind::usage);
 }

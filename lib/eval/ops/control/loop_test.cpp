@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "eval/backend/folders.h"
 #include "eval/run/evaluator.h"
+#include "support/error_of.h"
 #include "support/test_graph.h"
 
 namespace {
@@ -59,14 +60,9 @@ std::map<std::string, Tensor> run(const GraphBuilder& b, const std::map<std::str
   return bnorm::evaluate(with_inputs(b, in), in);
 }
 
-Error error_of(const GraphBuilder& b, const std::map<std::string, Tensor>& in) {
-  try {
-    run(b, in);
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no error was thrown");
-  throw;
+// The Error running `b` throws.
+Error run_error(const GraphBuilder& b, const std::map<std::string, Tensor>& in) {
+  return error_of([&] { run(b, in); });
 }
 
 // Loop(M, cond, x) whose body adds the outer W to x and scans it:
@@ -118,7 +114,7 @@ TEST_CASE("Loop stops when cond turns false and runs no iteration for M = 0 or c
   CHECK(out.at("s").to_f64() == std::vector<double>{40});
   CHECK(out.at("all").to_f64() == std::vector<double>{10, 20, 30, 40});
   // No iteration: the initial value; a scan output without a declared shape is refused.
-  CHECK(error_of(b, {{"cond", boolean(false)}, {"s0", f32({}, {7})}}).kind() == ErrorKind::unsupported);
+  CHECK(run_error(b, {{"cond", boolean(false)}, {"s0", f32({}, {7})}}).kind() == ErrorKind::unsupported);
   const auto zero = run(add_loop(13), {{"M", i64(0)}, {"cond", boolean(true)}, {"x0", f32({2}, {1, 2})}});
   CHECK(zero.at("x").to_f64() == std::vector<double>{1, 2});
   CHECK(zero.at("scan").dims == std::vector<int64_t>{0, 2});
@@ -126,20 +122,20 @@ TEST_CASE("Loop stops when cond turns false and runs no iteration for M = 0 or c
 
 TEST_CASE("Loop refuses negative trip counts, loops without end and malformed bodies", "[eval][control]") {
   const Tensor x0 = f32({2}, {1, 2});
-  Error e = error_of(add_loop(13), {{"M", i64(-1)}, {"cond", boolean(true)}, {"x0", x0}});
+  Error e = run_error(add_loop(13), {{"M", i64(-1)}, {"cond", boolean(true)}, {"x0", x0}});
   CHECK(e.kind() == ErrorKind::input);
   CHECK(e.node() == "loop");
   GraphBuilder no_cond = add_loop(13);
   no_cond.graph().mutable_node(0)->set_input(1, "");
   CHECK(run(no_cond, {{"M", i64(2)}, {"x0", x0}}).at("x").to_f64() == std::vector<double>{21, 202});
   no_cond.graph().mutable_node(0)->set_input(0, "");
-  CHECK(error_of(no_cond, {{"x0", x0}}).kind() == ErrorKind::unsupported);
+  CHECK(run_error(no_cond, {{"x0", x0}}).kind() == ErrorKind::unsupported);
   GraphBuilder extra = add_loop(13);
   names(extra.graph().mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_input(), {"unbound"});
-  CHECK(error_of(extra, {{"M", i64(2)}, {"cond", boolean(true)}, {"x0", x0}}).kind() == ErrorKind::input);
+  CHECK(run_error(extra, {{"M", i64(2)}, {"cond", boolean(true)}, {"x0", x0}}).kind() == ErrorKind::input);
   GraphBuilder missing = add_loop(13);
   missing.graph().mutable_node(0)->clear_attribute();
-  CHECK(error_of(missing, {{"M", i64(2)}, {"cond", boolean(true)}, {"x0", x0}}).kind() == ErrorKind::input);
+  CHECK(run_error(missing, {{"M", i64(2)}, {"cond", boolean(true)}, {"x0", x0}}).kind() == ErrorKind::input);
 }
 
 TEST_CASE("a Loop whose cond stays true ends at the iteration limit", "[eval][control]") {
@@ -152,7 +148,7 @@ TEST_CASE("a Loop whose cond stays true ends at the iteration limit", "[eval][co
   b.node("Identity", {"cond"}, {"y"});
   b.output("y");
   const auto start = std::chrono::steady_clock::now();
-  const Error e = error_of(b, {{"cond", boolean(true)}});
+  const Error e = run_error(b, {{"cond", boolean(true)}});
   CHECK(e.kind() == ErrorKind::unsupported);
   CHECK(e.node() == "forever");
   CHECK_THAT(e.bare_message(), Catch::Contains("limit of 1048576 iterations"));
@@ -169,7 +165,7 @@ TEST_CASE("Loop without cond refuses a body that asks to stop: the spec and the 
   names(g.mutable_output(), {"c_out"});
   b.node("Identity", {"M"}, {"y"});
   b.output("y");
-  CHECK(error_of(b, {{"M", i64(3)}}).kind() == ErrorKind::unsupported);
+  CHECK(run_error(b, {{"M", i64(3)}}).kind() == ErrorKind::unsupported);
 }
 
 TEST_CASE("an error in a Loop body names the inner node, the body's path and the iteration", "[eval][control]") {
@@ -182,7 +178,7 @@ TEST_CASE("an error in a Loop body names the inner node, the body's path and the
   add(g, "Gather", {"data", "i"}, {"y"}, "gather");  // index 1 is out of range
   names(g.mutable_output(), {"c_out", "y"});
   b.output("ys");
-  const Error e = error_of(b, {{"M", i64(3)}});
+  const Error e = run_error(b, {{"M", i64(3)}});
   CHECK(e.kind() == ErrorKind::input);
   CHECK(e.node() == "gather");
   CHECK_THAT(e.message(), Catch::Contains("in 'loop/body', iteration 1"));
@@ -204,7 +200,7 @@ TEST_CASE("Loop carries sequences from version 13 only", "[eval][control]") {
     b.output("n");
     const std::map<std::string, Tensor> in{{"M", i64(3)}, {"x", f32({1}, {1})}};
     if (opset == 12) {
-      CHECK(error_of(b, in).kind() == ErrorKind::input);
+      CHECK(run_error(b, in).kind() == ErrorKind::input);
     } else {
       CHECK(run(b, in).at("n").to_f64() == std::vector<double>{4});
     }
@@ -253,9 +249,9 @@ TEST_CASE("Scan walks any axis in either direction and stacks outputs on any axi
   CHECK(out.at("ys").dims == std::vector<int64_t>{2, 3});
   CHECK(out.at("ys").to_f64() == std::vector<double>{6, 5, 3, 15, 11, 6});
   CHECK(run(sum_scan(11, -1, 1, -1, 1), in).at("ys").to_f64() == out.at("ys").to_f64());
-  CHECK(error_of(sum_scan(9, -1, 1, 1, 1), in).kind() == ErrorKind::input);
-  CHECK(error_of(sum_scan(11, 2, 0, 0, 0), in).kind() == ErrorKind::input);
-  CHECK(error_of(sum_scan(11, 0, 2, 0, 0), in).kind() == ErrorKind::input);
+  CHECK(run_error(sum_scan(9, -1, 1, 1, 1), in).kind() == ErrorKind::input);
+  CHECK(run_error(sum_scan(11, 2, 0, 0, 0), in).kind() == ErrorKind::input);
+  CHECK(run_error(sum_scan(11, 0, 2, 0, 0), in).kind() == ErrorKind::input);
 }
 
 TEST_CASE("Scan-8 runs each batch for its sequence length and pads scan outputs with zeros", "[eval][control]") {
@@ -278,9 +274,9 @@ TEST_CASE("Scan-8 runs each batch for its sequence length and pads scan outputs 
   out = run(build(1), {{"lens", Tensor::from_f64(DType::int64, {2}, {3, 3})}, {"s0", s0}, {"X", x}});
   CHECK(out.at("ys").to_f64() == std::vector<double>{3, 5, 6, 130, 150, 160});
   const Tensor short_lens = Tensor::from_f64(DType::int64, {2}, {3, 1});
-  CHECK(error_of(build(1), {{"lens", short_lens}, {"s0", s0}, {"X", x}}).kind() == ErrorKind::unsupported);
+  CHECK(run_error(build(1), {{"lens", short_lens}, {"s0", s0}, {"X", x}}).kind() == ErrorKind::unsupported);
   const Tensor long_lens = Tensor::from_f64(DType::int64, {2}, {4, 1});
-  CHECK(error_of(build(0), {{"lens", long_lens}, {"s0", s0}, {"X", x}}).kind() == ErrorKind::input);
+  CHECK(run_error(build(0), {{"lens", long_lens}, {"s0", s0}, {"X", x}}).kind() == ErrorKind::input);
 }
 
 TEST_CASE("SequenceMap maps sequences position by position with tensors as they are", "[eval][control]") {
@@ -324,11 +320,11 @@ TEST_CASE("If returns sequences from version 13, an error in a branch names its 
     b.output("n");
     const std::map<std::string, Tensor> in{{"c", boolean(true)}, {"x", f32({1}, {1})}};
     if (opset == 11) {
-      CHECK(error_of(b, in).kind() == ErrorKind::input);
+      CHECK(run_error(b, in).kind() == ErrorKind::input);
     } else {
       CHECK(run(b, in).at("n").to_f64() == std::vector<double>{2});
       b.graph().mutable_node(0)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_input(1, "k");
-      const Error e = error_of(b, in);
+      const Error e = run_error(b, in);
       CHECK(e.node() == "construct");
       CHECK_THAT(e.message(), Catch::Contains("in 'if/then_branch'"));
     }
