@@ -20,7 +20,10 @@
 #include "core/log.h"
 #include "core/progress.h"
 #include "eval/ops/activation/activation.h"
+#include "eval/run/inputs.h"
 #include "eval/run/op.h"
+#include "eval/run/scope.h"
+#include "eval/run/supported.h"
 #include "model/graph_order.h"
 #include "model/node_label.h"
 #include "model/op_versions.h"
@@ -32,109 +35,11 @@ namespace bnorm {
 namespace {
 
 using eval::Activation;
+using eval::Env;
 using eval::OpContext;
 using eval::Tensors;
 using eval::Value;
 using Values = std::vector<Value>;
-
-// The values one graph sees: its own, then its enclosing graphs'.
-// Values by name, one scope per graph run. Initializers are decoded on
-// first use (find), not up front, and released after their last use like
-// every other value: at most the weights in use are decoded at once.
-struct Env {
-  mutable std::unordered_map<std::string, Value> values;
-  mutable std::unordered_map<std::string, const onnx::TensorProto*> lazy;  // initializers not decoded yet
-  // The model the initializers are of: decoded as saving it would write them
-  // (decode_as_saved: a fold's pending rewrites applied, external data read).
-  const Model* model = nullptr;
-  const Env* outer = nullptr;
-
-  // Whether `name` is a value here or in an outer scope (decodes nothing).
-  bool has(const std::string& name) const {
-    for (const Env* e = this; e; e = e->outer) {
-      if (e->values.count(name) || e->lazy.count(name)) return true;
-    }
-    return false;
-  }
-  const Value* find(const std::string& name) const {
-    for (const Env* e = this; e; e = e->outer) {
-      auto it = e->values.find(name);
-      if (it != e->values.end()) return &it->second;
-      auto lz = e->lazy.find(name);
-      if (lz != e->lazy.end()) {
-        Value v = Value::of(decode_as_saved(*e->model, *lz->second));
-        e->lazy.erase(lz);
-        return &e->values.emplace(name, std::move(v)).first->second;
-      }
-    }
-    return nullptr;
-  }
-  void release(const std::string& name) {
-    values.erase(name);
-    lazy.erase(name);
-  }
-  const Tensor* find_tensor(const std::string& name) const {
-    const Value* v = find(name);
-    return v && v->is_tensor() ? &v->tensor : nullptr;
-  }
-};
-
-// "a sequence" for a declared type (sequence_type, optional_type, ...).
-std::string declared_kind(const onnx::TypeProto& t) {
-  if (t.has_sequence_type()) return "a sequence";
-  if (t.has_optional_type()) return "an optional";
-  if (t.has_tensor_type()) return "a tensor";
-  return "a value of another kind";
-}
-
-// A given input against a declared non-tensor type: the kinds must agree
-// (a tensor or sequence given for a declared optional is taken as a
-// non-empty optional), and so must a declared sequence's element type.
-void check_value_input(const onnx::ValueInfoProto& vi, Value& v) {
-  const auto& t = vi.type();
-  if (t.has_optional_type() && v.kind != Value::Kind::optional) v = Value::some(std::move(v));
-  const bool ok = t.has_sequence_type()   ? v.kind == Value::Kind::sequence
-                  : t.has_optional_type() ? v.kind == Value::Kind::optional
-                                          : v.is_tensor();
-  if (!ok) throw Error(ErrorKind::usage, fmt::format("input '{}' is {}, the model declares {}", vi.name(), v.describe(), declared_kind(t)));
-  if (!t.has_sequence_type() || !t.sequence_type().elem_type().has_tensor_type()) return;
-  const auto want = static_cast<DType>(t.sequence_type().elem_type().tensor_type().elem_type());
-  for (const Tensor& item : v.items) {
-    if (want != DType::undefined && item.dtype != want) {
-      throw Error(ErrorKind::usage, fmt::format("input '{}' holds a tensor of type {}, the model declares a sequence of {}",
-                                                vi.name(), dtype_name(item.dtype), dtype_name(want)));
-    }
-  }
-}
-
-std::string declared_shape(const onnx::TensorShapeProto& s) {
-  std::string out = "[";
-  for (int i = 0; i < s.dim_size(); ++i) {
-    const auto& d = s.dim(i);
-    if (i) out += ", ";
-    out += d.has_dim_value() ? std::to_string(d.dim_value()) : d.has_dim_param() ? d.dim_param() : "?";
-  }
-  return out + "]";
-}
-
-void check_input(const onnx::ValueInfoProto& vi, const Tensor& t, bool shapes) {
-  if (!vi.type().has_tensor_type()) return;
-  const auto& tt = vi.type().tensor_type();
-  if (tt.elem_type() != 0 && tt.elem_type() != static_cast<int32_t>(t.dtype)) {
-    throw Error(ErrorKind::usage, fmt::format("input '{}' has type {}, the model declares {}", vi.name(),
-                                              dtype_name(t.dtype), dtype_name(static_cast<DType>(tt.elem_type()))));
-  }
-  if (!shapes || !tt.has_shape()) return;
-  const auto& s = tt.shape();
-  bool ok = s.dim_size() == static_cast<int>(t.dims.size());
-  for (int i = 0; ok && i < s.dim_size(); ++i) {
-    if (s.dim(i).has_dim_value() && s.dim(i).dim_value() != t.dims[i]) ok = false;
-  }
-  if (!ok) {
-    throw Error(ErrorKind::usage, fmt::format("input '{}' has shape {}, the model declares {}", vi.name(),
-                                              shape_str(t.dims), declared_shape(s)));
-  }
-}
 
 class Runner {
  public:
@@ -144,69 +49,6 @@ class Runner {
         dir_(model.dir()),
         model_(&model),
         main_(&model.proto.graph()) {}
-
-  // Every node of `g` (subgraphs included) must resolve to an implemented
-  // schema version. Every problem is gathered and reported in one Error:
-  // per op and version, how many nodes and the first few labels.
-  void check_supported(const onnx::GraphProto& g) const {
-    std::map<std::string, std::vector<const onnx::NodeProto*>> nodes;  // problem: its nodes
-    std::map<std::string, std::vector<std::string>> labels;            // problem: their labels
-    collect_unsupported(g, "", nodes, labels);
-    if (labels.empty()) return;
-    if (labels.size() == 1 && labels.begin()->second.size() == 1) {
-      const onnx::NodeProto& n = *nodes.begin()->second.front();
-      Error e(ErrorKind::unsupported, labels.begin()->first);
-      e.at_node(n.name().empty() ? labels.begin()->second.front() : n.name(), n.op_type(),
-                op_version_at(n.op_type(), opset_));
-      throw e;
-    }
-    std::vector<std::string> parts;
-    for (const auto& [what, ls] : labels) {
-      std::vector<std::string> shown(ls.begin(), ls.begin() + std::min<size_t>(ls.size(), 3));
-      parts.push_back(fmt::format("{} ({} node{}: {}{})", what, ls.size(), ls.size() == 1 ? "" : "s",
-                                  fmt::join(shown, ", "), ls.size() > 3 ? ", ..." : ""));
-    }
-    throw Error(ErrorKind::unsupported,
-                fmt::format("{} kinds of node cannot run: {}", parts.size(), fmt::join(parts, "; ")));
-  }
-
-  void collect_unsupported(const onnx::GraphProto& g, const std::string& path,
-                           std::map<std::string, std::vector<const onnx::NodeProto*>>& nodes,
-                           std::map<std::string, std::vector<std::string>>& labels) const {
-    for (int i = 0; i < g.node_size(); ++i) {
-      const auto& n = g.node(i);
-      const std::string problem = unsupported_reason(n);
-      if (!problem.empty()) {
-        nodes[problem].push_back(&n);
-        labels[problem].push_back(node_label(g, i, path));
-      }
-      for (const auto& a : n.attribute()) {
-        const std::string sub = path + node_label(g, i, "") + "/" + a.name() + "/";
-        if (a.has_g()) collect_unsupported(a.g(), sub, nodes, labels);
-        for (const auto& sg : a.graphs()) collect_unsupported(sg, sub, nodes, labels);
-      }
-    }
-  }
-
-  // Why bnorm eval cannot run `n`, or "" when it can.
-  std::string unsupported_reason(const onnx::NodeProto& n) const {
-    if (!is_default_domain(n.domain())) {
-      return fmt::format("op '{}.{}' is not supported by bnorm eval (domain '{}')", n.domain(), n.op_type(),
-                         n.domain());
-    }
-    const ResolvedOp r = resolve_op(n.op_type(), opset_);
-    if (!r.known) return fmt::format("op '{}' is not an ONNX op", n.op_type());
-    if (!r.version) return fmt::format("op '{}' does not exist at opset {}: {}", n.op_type(), opset_, r.why_not);
-    if (eval::find_op(n.op_type(), r.version)) return {};
-    if (const char* why = eval::refusal_reason(n.op_type())) {
-      return fmt::format("op '{}' is not supported by bnorm eval: {}", n.op_type(), why);
-    }
-    if (eval::implements_op(n.op_type())) {
-      return fmt::format("{}-{} is not implemented by bnorm eval ({})", n.op_type(), r.version,
-                         eval::implemented_versions(n.op_type()));
-    }
-    return fmt::format("op '{}' is not supported by bnorm eval", n.op_type());
-  }
 
   // Registers `g`'s initializers in `env`, to be decoded on first use
   // (a given input of the same name takes precedence).
@@ -473,7 +315,7 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env)
 }
 
 Values Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted) {
-  check_supported(g);
+  eval::check_supported(g, opset_);
   const std::set<std::string> pinned(wanted.begin(), wanted.end());
   const Plan p = plan(g, env, pinned);
   return run_planned(g, p, env, wanted, pinned);
@@ -549,7 +391,7 @@ std::map<std::string, eval::Value> evaluate_values(const Model& model, const std
                                                    const EvalOptions& options) {
   const onnx::GraphProto& g = model.proto.graph();
   Runner runner(model, options);
-  runner.check_supported(g);
+  eval::check_supported(g, default_opset(model.proto));
   std::unordered_set<std::string> initializers;
   for (const auto& t : g.initializer()) initializers.insert(t.name());
   std::unordered_set<std::string> declared;
@@ -562,11 +404,7 @@ std::map<std::string, eval::Value> evaluate_values(const Model& model, const std
       continue;
     }
     Value v = it->second;
-    if (vi.type().has_tensor_type() && v.is_tensor()) {
-      check_input(vi, v.tensor, options.check_input_shapes);
-    } else if (vi.has_type()) {
-      check_value_input(vi, v);
-    }
+    eval::check_given_input(vi, v, options.check_input_shapes);
     env.values[vi.name()] = std::move(v);
   }
   for (const auto& [name, v] : inputs) {

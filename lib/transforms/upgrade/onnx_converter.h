@@ -76,6 +76,10 @@ bool converted_by_own_step(const onnx::NodeProto& n, int64_t from, int64_t to);
 // types, so that a node crosses them downward unchanged (empty: none).
 std::vector<int> type_only_versions(const std::string& op);
 
+// Whether `n`, going down from `from` to `to`, crosses only type-only
+// changes (and attributes at their defaults) and stays as it is.
+bool type_only_downgrade(const onnx::NodeProto& n, int64_t from, int64_t to);
+
 // Going down, every node kept as it is across type-only changes must have
 // element types its target version has: Error(unsupported) listing every
 // node that does not, with the value and the type (`index` over `inferred`).

@@ -1,0 +1,57 @@
+// The values one graph run sees (the executor's environment, evaluator.cpp).
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <unordered_map>
+
+#include "eval/run/op.h"
+#include "model/model.h"
+#include "model/tensor_proto.h"
+
+namespace bnorm::eval {
+
+// The values one graph sees: its own, then its enclosing graphs'.
+// Values by name, one scope per graph run. Initializers are decoded on
+// first use (find), not up front, and released after their last use like
+// every other value: at most the weights in use are decoded at once.
+struct Env {
+  mutable std::unordered_map<std::string, Value> values;
+  mutable std::unordered_map<std::string, const onnx::TensorProto*> lazy;  // initializers not decoded yet
+  // The model the initializers are of: decoded as saving it would write them
+  // (decode_as_saved: a fold's pending rewrites applied, external data read).
+  const Model* model = nullptr;
+  const Env* outer = nullptr;
+
+  // Whether `name` is a value here or in an outer scope (decodes nothing).
+  bool has(const std::string& name) const {
+    for (const Env* e = this; e; e = e->outer) {
+      if (e->values.count(name) || e->lazy.count(name)) return true;
+    }
+    return false;
+  }
+  const Value* find(const std::string& name) const {
+    for (const Env* e = this; e; e = e->outer) {
+      auto it = e->values.find(name);
+      if (it != e->values.end()) return &it->second;
+      auto lz = e->lazy.find(name);
+      if (lz != e->lazy.end()) {
+        Value v = Value::of(decode_as_saved(*e->model, *lz->second));
+        e->lazy.erase(lz);
+        return &e->values.emplace(name, std::move(v)).first->second;
+      }
+    }
+    return nullptr;
+  }
+  void release(const std::string& name) {
+    values.erase(name);
+    lazy.erase(name);
+  }
+  const Tensor* find_tensor(const std::string& name) const {
+    const Value* v = find(name);
+    return v && v->is_tensor() ? &v->tensor : nullptr;
+  }
+};
+
+}  // namespace bnorm::eval
