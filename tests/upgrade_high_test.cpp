@@ -31,8 +31,6 @@ struct Net {
   const Model& model() const { return b.model(); }
 };
 
-int64_t opset_of(const Model& m) { return default_opset(m.proto); }
-
 }  // namespace
 
 TEST_CASE("Reduce* axes move between the attribute (13) and an input (18) both ways", "[upgrade][high]") {

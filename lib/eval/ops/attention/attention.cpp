@@ -28,7 +28,6 @@
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
 #include "eval/ops/attention/ops.h"
-#include "eval/ops/attention/attention.h"
 
 namespace bnorm::eval {
 

@@ -14,7 +14,6 @@
 // computed in float64, each element rounded once.
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
-#include "eval/ops/attention/attention.h"
 #include "eval/ops/attention/ops.h"
 
 namespace bnorm::eval {

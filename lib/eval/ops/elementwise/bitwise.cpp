@@ -127,7 +127,7 @@ Tensors op_bit_shift(const OpContext& ctx) {
   return int_binary(ctx, "BitShift", [left](auto x, auto s) {
     using T = decltype(x);
     using U = std::make_unsigned_t<T>;
-    if (s >= sizeof(T) * 8) return T(0);
+    if (static_cast<U>(s) >= sizeof(T) * 8) return T(0);
     // Shift in the promoted type, then drop the bits beyond T's width.
     return left ? static_cast<T>(static_cast<U>(static_cast<uint64_t>(x) << s)) : static_cast<T>(x >> s);
   });

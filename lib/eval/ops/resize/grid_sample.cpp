@@ -29,7 +29,6 @@
 #include "eval/run/numeric.h"
 #include "eval/run/op_helpers.h"
 #include "eval/ops/elementwise/broadcast.h"
-#include "eval/ops/resize/resample.h"
 #include "eval/ops/resize/ops.h"
 
 namespace bnorm::eval {

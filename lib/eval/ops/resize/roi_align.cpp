@@ -17,7 +17,6 @@
 
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
-#include "eval/ops/resize/resample.h"
 #include "eval/ops/resize/ops.h"
 
 namespace bnorm::eval {

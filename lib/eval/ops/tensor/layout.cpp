@@ -20,7 +20,6 @@
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
 #include "eval/ops/elementwise/broadcast.h"
-#include "eval/ops/resize/resample.h"
 #include "eval/ops/tensor/ops.h"
 
 namespace bnorm::eval {

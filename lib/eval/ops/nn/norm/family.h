@@ -1,5 +1,5 @@
-// Shared by the normalization family's files (ops_norm_family*.cpp): the
-// op functions registered by add_norm_family_ops, and the helpers they
+// Shared by the normalization family's files (eval/ops/nn/norm/): the
+// helpers they
 // share (internal to lib/eval).
 #pragma once
 
@@ -13,12 +13,6 @@
 
 namespace bnorm::eval {
 
-Tensors op_layer_norm(const OpContext& ctx);
-Tensors op_rms_norm(const OpContext& ctx);
-Tensors op_group_norm(const OpContext& ctx);
-Tensors op_mean_variance_norm(const OpContext& ctx);
-Tensors op_lp_norm(const OpContext& ctx);
-Tensors op_lrn(const OpContext& ctx);
 
 // Calls f(float{}), f(double{}), f(kernels::f16{}) or f(kernels::bf16{}) by
 // the storage type of `t`; bfloat16 only when `bf16_allowed` (the op's

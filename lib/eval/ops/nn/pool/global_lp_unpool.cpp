@@ -14,7 +14,6 @@
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
 #include "eval/ops/elementwise/broadcast.h"
-#include "eval/ops/resize/resample.h"
 #include "eval/ops/nn/pool/ops.h"
 
 namespace bnorm::eval {

@@ -21,7 +21,6 @@
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
 #include "eval/ops/nn/pool/ops.h"
-#include "eval/ops/resize/resample.h"
 
 namespace bnorm::eval {
 
