@@ -193,18 +193,26 @@ TEST_CASE("the trace aggregates input sets and holds one of the first model's va
   CHECK(k["trace"]["values"][0]["elements"] == 2 * 4 * 64);
   check_planted(k);
   // A runs first with its shared values written to a temporary file, then
-  // B compares each as it produces it: one of A's values (1 KiB) is in
-  // memory at a time, and all 17 shared values went to the file.
-  Tracer direct(planted, planted);
-  std::map<std::string, Tensor> in{{"x", filled({1, 3, 8, 8}, 5)}};
-  direct.run(in);
-  const TraceResult tr = direct.result();
-  CHECK(tr.first == -1);
-  CHECK(tr.values.size() == 3 * kBlocks - 1);
-  CHECK(tr.values.front().name == "c0");
-  CHECK(tr.values.back().name == "y");
-  CHECK(tr.peak_kept_bytes == 4 * 64 * 4);
-  CHECK(tr.spilled_bytes == (3 * kBlocks - 1) * 4 * 64 * 4);
+  // (auto criterion) A in float64 with their float64 twins written to a
+  // second one, then B compares each as it produces it: one of A's values
+  // (1 KiB) and its twin (2 KiB) are in memory at a time, and all 17 shared
+  // values went to the files. With the fixed criterion there is no twin.
+  for (const bool fixed : {true, false}) {
+    TraceOptions opt;
+    opt.criterion.fixed = fixed;
+    Tracer direct(planted, planted, opt);
+    std::map<std::string, Tensor> in{{"x", filled({1, 3, 8, 8}, 5)}};
+    direct.run(in);
+    const TraceResult tr = direct.result();
+    const int per_value = fixed ? 4 * 64 * 4 : 4 * 64 * (4 + 8);
+    CHECK(tr.first == -1);
+    CHECK(tr.values.size() == 3 * kBlocks - 1);
+    CHECK(tr.values.front().name == "c0");
+    CHECK(tr.values.back().name == "y");
+    CHECK(tr.values.back().criterion == (fixed ? Criterion::fixed : Criterion::rounding));
+    CHECK(tr.peak_kept_bytes == per_value);
+    CHECK(tr.spilled_bytes == (3 * kBlocks - 1) * per_value);
+  }
   CHECK(j["trace"]["uncompared"] == 0);
 }
 

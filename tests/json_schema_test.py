@@ -492,7 +492,7 @@ def cases(T, M, N):
     add("eval model NaN and empty outputs", ["eval", str(M / "nan.onnx"), "--random", "0", "--json"], EM, 0, None)
     add("eval model float16", ["eval", str(T / "bn15_mixed_types.onnx"), "--random", "0", "--json"], EM, 0, None)
 
-    EC = "bnorm.eval-compare/1"
+    EC = "bnorm.eval-compare/2"
     folded, changed = str(M / "demo_folded.onnx"), str(M / "demo_changed.onnx")
     add("eval --compare", ["eval", demo, "--compare", folded, "--random", "1", "--json"], EC, 0, None)
     add("eval --compare --trace", ["eval", demo, "--compare", folded, "--random", "1", "--json", "--trace"], EC, 0,
@@ -511,6 +511,10 @@ def cases(T, M, N):
         EC, 1, None)
     add("eval --compare --trace: another opset", ["eval", demo, "--compare", str(M / "demo_opset17.onnx"),
                                                   "--random", "4", "--json", "--trace"], EC, 0, None)
+    dql = str(N / "test_dynamicquantizelinear" / "model.onnx")
+    add("eval --compare --trace: no float64 evaluation (scaled)", ["eval", dql, "--compare", dql, "--random", "0",
+                                                                   "--json", "--trace", "--error-stat", "p99"],
+        EC, 0, None)
     return c
 
 

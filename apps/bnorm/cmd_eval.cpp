@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "eval/backend/folders.h"
 #include "eval/report/compare.h"
+#include "eval/run/float64.h"
 #include "eval/run/evaluator.h"
 #include "eval/run/random_inputs.h"
 #include "model/tensor_file.h"
@@ -133,7 +134,14 @@ int run_model(const EvalCliOptions& o) {
   prepare_output_dir(o.output_dir);
   const Model model = load_model(o.paths[0]);
   const auto inputs = gather_inputs(o, model, o.seed.has_value());
-  const std::map<std::string, Tensor> outputs = evaluate(model, inputs);
+  std::map<std::string, Tensor> outputs;
+  if (o.float64) {
+    const std::string why = float64_blocker(model);
+    if (!why.empty()) throw Error(ErrorKind::unsupported, "--float64: the model has no float64 evaluation: " + why);
+    outputs = evaluate_float64(promote_to_float64(model), inputs);
+  } else {
+    outputs = evaluate(model, inputs);
+  }
   std::vector<api::OutputStats> outs;
   for (const auto& out : model.proto.graph().output()) {
     const auto it = outputs.find(out.name());
@@ -191,8 +199,13 @@ Runner add_eval(CLI::App& app) {
   sub->add_option("--dim", opt->dims, "NAME=VALUE: the size of a symbolic dim, for --random (repeatable)");
   sub->add_option("--output-dir", opt->output_dir, "Write each output as NAME.pb and NAME.npy into this folder");
   sub->add_option("--compare", opt->compare, "A second model to run on the same inputs and compare with");
-  sub->add_option("--rtol", opt->rtol_text, "Relative tolerance (folders: 1e-3; --compare: 1e-4, 1e-2 for 16-bit types)");
-  sub->add_option("--atol", opt->atol_text, "Absolute tolerance (folders: 1e-7; --compare: 1e-5, 1e-2 for 16-bit types)");
+  sub->add_option("--tolerance", opt->tolerance,
+                  "--compare: auto (default: within A's own rounding, from A run in float64) or fixed (--rtol/--atol)");
+  sub->add_option("--error-stat", opt->error_stat,
+                  "--compare, where A has no float64 evaluation: median, p90, p99, max (default) or mean of |B - A|");
+  sub->add_option("--rtol", opt->rtol_text, "Relative tolerance (folders: 1e-3; --compare fixed: 1e-4, 1e-2 for 16-bit types)");
+  sub->add_option("--atol", opt->atol_text, "Absolute tolerance (folders: 1e-7; --compare fixed: 1e-5, 1e-2 for 16-bit types)");
+  sub->add_flag("--float64", opt->float64, "One model: compute every floating tensor in double (docs/semantics.md)");
   sub->add_flag("--json", opt->json, "Print the results as JSON (schema in docs/cli.md)");
   sub->add_flag("--trace", opt->trace, "--compare: compare every value both models compute, report the first divergence");
   sub->add_option("--junit", opt->junit, "Also write the results as JUnit XML to this file");
@@ -212,6 +225,11 @@ Runner add_eval(CLI::App& app) {
         throw Error(ErrorKind::usage,
                     "--compare, --input, --inputs, --random, --trace and --output-dir take a model, not folders");
       }
+      if (opt->float64) throw Error(ErrorKind::usage, "--float64 runs one model, not test folders");
+      if (given(*sub, "--tolerance") || given(*sub, "--error-stat")) {
+        throw Error(ErrorKind::usage, "--tolerance and --error-stat apply to --compare: test folders are judged with "
+                                      "ONNX's own tolerances (--rtol, --atol)");
+      }
       return run_dirs(*opt);
     }
     if (opt->paths.size() != 1) throw Error(ErrorKind::usage, "give one model, or only test folders");
@@ -225,6 +243,9 @@ Runner add_eval(CLI::App& app) {
     refuse_without_effect(*sub, "--rtol", !opt->compare.empty(), "on one model: tolerances apply to --compare and to test folders");
     refuse_without_effect(*sub, "--atol", !opt->compare.empty(), "on one model: tolerances apply to --compare and to test folders");
     refuse_without_effect(*sub, "--output-dir", opt->compare.empty(), "with --compare: it writes one model's outputs");
+    refuse_without_effect(*sub, "--float64", opt->compare.empty(), "with --compare: A runs in float64 by itself (--tolerance auto)");
+    refuse_without_effect(*sub, "--tolerance", !opt->compare.empty(), "without --compare: it chooses how two models are compared");
+    refuse_without_effect(*sub, "--error-stat", !opt->compare.empty(), "without --compare: it chooses how two models are compared");
     try {
       return opt->compare.empty() ? run_model(*opt) : run_compare(*opt);
     } catch (Error& e) {

@@ -26,8 +26,10 @@ struct EvalCliOptions {
   std::optional<uint64_t> seed;
   std::optional<double> rtol, atol;
   std::string seed_text, rtol_text, atol_text;
+  std::string tolerance, error_stat = "max";  // --compare's criterion (api::compare_criterion)
   bool json = false;
   bool trace = false;
+  bool float64 = false;  // one model run in float64 (eval/run/float64.h)
   std::string inputs_dir, junit, report;
   // --junit and --report, planned before any work.
   OutputTarget junit_target, report_target;

@@ -35,6 +35,46 @@ std::string ratio_text(double worst) {
   return std::isfinite(worst) ? fmt::format("{:.3g}x", worst) : "inf";
 }
 
+std::string g3(double x) { return fmt::format("{:.3g}", x); }
+
+// One value's verdict under its criterion.
+std::string verdict_text(const TracedValue& v) {
+  const Diff& d = v.diff.diff;
+  if (!d.problem.empty()) return d.problem;
+  if (d.pass && d.max_abs == 0 && d.mismatches == 0 && v.criterion != Criterion::fixed) return "equal to A, bit for bit";
+  if (v.criterion == Criterion::rounding) {
+    const RoundingDiff& r = v.rounding;
+    std::string text = fmt::format("error max {}, p99 {} (A's own: max {}, p99 {}): ", g3(r.b.max), g3(r.b.p99),
+                                   g3(r.a.max), g3(r.a.p99));
+    if (r.pass) return text + "within A's own rounding";
+    if (r.worst_at == "elements") {
+      return text + fmt::format("{} of {} elements equal neither A nor A in float64", r.outside, r.elements);
+    }
+    if (r.worst_at == "non-finite") {
+      return text + fmt::format("{} of {} elements NaN or infinite where A is not", r.outside, r.elements);
+    }
+    return text + fmt::format("{} A's own rounding at {}; {} of {} elements beyond {}x its max", ratio_text(r.worst),
+                              r.worst_at, r.outside, r.elements, kRoundingMargin);
+  }
+  if (v.criterion == Criterion::scaled) {
+    const ScaledDiff& s = v.scaled;
+    const double got = stat_of(s.error, s.stat);
+    std::string text = fmt::format("{} |B - A| {} = {} x max |A| (allowed {})", s.stat, g3(got),
+                                   s.scale > 0 ? g3(got / s.scale) : "inf", g3(s.rel));
+    if (s.outside) text += fmt::format(", {} of {} elements differ where they must match", s.outside, s.elements);
+    return text;
+  }
+  return diff_text(d);
+}
+
+// What the outputs were judged by.
+std::string criterion_text(const TraceResult& r, const CompareCriterion& c) {
+  if (!r.auto_criterion) return "";
+  if (r.float64_blocker.empty()) return "judged against A's own rounding (A run in float64)\n";
+  return fmt::format("judged relative to each output's magnitude ({} |B - A| <= tolerance x max |A|): A has no float64 "
+                     "evaluation: {}\n", c.stat, r.float64_blocker);
+}
+
 void print_trace(const TraceResult& r) {
   report_out() << fmt::format("trace: {} value{} compared in both models over {} input set{}{}\n", r.values.size(),
                            r.values.size() == 1 ? "" : "s", r.data_sets, r.data_sets == 1 ? "" : "s",
@@ -44,7 +84,7 @@ void print_trace(const TraceResult& r) {
   } else {
     const auto& v = r.values[r.first];
     report_out() << fmt::format("first divergence: '{}' ({}): {}\n", v.name, ratio_text(v.diff.worst) + " the tolerance",
-                             diff_text(v.diff.diff));
+                             verdict_text(v));
     report_out() << fmt::format("  produced in A by {}\n  produced in B by {}\n", v.producer_a, v.producer_b);
     report_out() << fmt::format("  path: {}\n", fmt::join(r.path, "  >  "));
   }
@@ -68,24 +108,35 @@ int run_compare(const EvalCliOptions& o) {
   const Model a = load_model(o.paths[0]);
   const Model b = load_model(o.compare);
   const std::vector<InputSet> sets = input_sets(o, a);
+  const CompareCriterion criterion = api::compare_criterion(o.tolerance, o.rtol, o.atol, o.error_stat);
   TraceResult r;
-  if (o.trace) {
+  if (o.trace && criterion.fixed) {
     TraceOptions topt;
-    topt.rtol = o.rtol;
-    topt.atol = o.atol;
+    topt.criterion = criterion;
     Tracer tracer(a, b, topt);
     for (const auto& set : sets) tracer.run(set.inputs);
     r = tracer.result();
   } else {
     std::vector<std::map<std::string, Tensor>> inputs;
     for (const auto& set : sets) inputs.push_back(set.inputs);
-    r = api::compare_outputs(a, b, inputs, o.rtol, o.atol, o.paths[0], o.compare);
+    r = api::compare_outputs(a, b, inputs, criterion, o.paths[0], o.compare);
   }
+  if (!o.json) report_out() << criterion_text(r, criterion);
   bool all = true;
   for (const auto& v : r.values) {
     if (!v.output) continue;
     all = all && v.diff.diff.pass;
-    if (!o.json) report_out() << fmt::format("{} {}: {}\n", v.diff.diff.pass ? "ok  " : "FAIL", v.name, diff_text(v.diff.diff));
+    if (!o.json) report_out() << fmt::format("{} {}: {}\n", v.diff.diff.pass ? "ok  " : "FAIL", v.name, verdict_text(v));
+  }
+  // With the auto criterion every shared value was judged too.
+  const auto inner_failed = std::count_if(r.values.begin(), r.values.end(), [](auto& v) { return !v.output && !v.diff.diff.pass; });
+  all = all && inner_failed == 0;
+  if (inner_failed && !o.json && !o.trace) {
+    const auto& v = *std::find_if(r.values.begin(), r.values.end(), [](auto& v) { return !v.output && !v.diff.diff.pass; });
+    const auto inner = std::count_if(r.values.begin(), r.values.end(), [](auto& v) { return !v.output; });
+    report_out() << fmt::format("FAIL {} of {} values inside both models; the first, '{}' (produced in A by {}): {}\n",
+                                inner_failed, inner, v.name, v.producer_a, verdict_text(v));
+    report_out() << "     (--trace lists every value)\n";
   }
   if (o.trace) {
     for (const auto& out : a.proto.graph().output()) {

@@ -31,12 +31,19 @@ struct CompareRequest {
   uint64_t seed = 0;
   std::map<std::string, int64_t> dims;
   bool trace = false;  // every value both compute, and the first divergence
+  // How outputs are judged (docs/cli.md, --tolerance): "" or "auto" against
+  // A's own rounding (A's float64 evaluation; where A has none, relative
+  // to each output's magnitude by `error_stat`: median, p90, p99, max or
+  // mean); "fixed" element by element within rtol/atol (also when either
+  // is set and tolerance is "").
+  std::string tolerance;
   std::optional<double> rtol, atol;
+  std::string error_stat = "max";
   std::optional<std::string> a, b;  // what the report's "a" and "b" say
 };
 
 // Runs both models on the same inputs and compares their outputs (by name,
-// else position): the bnorm.eval-compare/1 report, exit_code 1 when they differ.
+// else position): the bnorm.eval-compare/2 report, exit_code 1 when they differ.
 Report compare(const Model& a, const Model& b, const CompareRequest& request = {});
 
 }  // namespace bnorm::api

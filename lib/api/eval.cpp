@@ -1,4 +1,4 @@
-// bnorm eval's work and documents: two models compared (bnorm.eval-compare/1),
+// bnorm eval's work and documents: two models compared (bnorm.eval-compare/2),
 // one model run (bnorm.eval-model/1), conformance folders
 // (bnorm.eval-folders/1).
 #include <cmath>
@@ -18,13 +18,30 @@ namespace {
 
 json optional_text(const std::optional<std::string>& s) { return s ? json(*s) : json(); }
 
+json finite_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+
+json stats_json(const ErrorStats& s) {
+  return {{"median", s.median}, {"p90", s.p90}, {"p99", s.p99}, {"max", s.max}, {"mean", s.mean}};
+}
+
 json value_json(const TracedValue& v) {
   json j = diff_json(v.diff.diff);
   j["name"] = v.name;
+  j["criterion"] = criterion_name(v.criterion);
   j["rtol"] = v.tol.rtol;
   j["atol"] = v.tol.atol;
   j["max_ulp"] = v.diff.max_ulp;
-  j["worst"] = std::isfinite(v.diff.worst) ? json(v.diff.worst) : json(nullptr);
+  j["worst"] = finite_or_null(v.diff.worst);
+  if (v.criterion == Criterion::rounding) {
+    const RoundingDiff& r = v.rounding;
+    j["rounding"] = {{"error_b", stats_json(r.b)},  {"error_a", stats_json(r.a)},   {"margin", kRoundingMargin},
+                     {"floor", r.floor},            {"worst_at", r.worst_at},       {"outside", r.outside},
+                     {"within_a_rounding", r.pass}};
+  } else if (v.criterion == Criterion::scaled) {
+    const ScaledDiff& s = v.scaled;
+    j["scaled"] = {{"error", stats_json(s.error)}, {"stat", s.stat}, {"rel", s.rel}, {"scale", s.scale},
+                   {"allowed", s.allowed},         {"outside", s.outside}};
+  }
   return j;
 }
 
@@ -63,9 +80,22 @@ json diff_json(const Diff& d) {
 }
 
 TraceResult compare_outputs(const Model& a, const Model& b, const std::vector<std::map<std::string, Tensor>>& sets,
-                            const std::optional<double>& rtol, const std::optional<double>& atol,
-                            const std::string& a_name, const std::string& b_name) {
+                            const CompareCriterion& criterion, const std::string& a_name, const std::string& b_name) {
   TraceResult r;
+  if (!criterion.fixed) {
+    // Every value both models compute is judged: an error below A's own
+    // rounding at the outputs is still seen where it enters.
+    TraceOptions topt;
+    topt.criterion = criterion;
+    Tracer tracer(a, b, topt);
+    for (const auto& inputs : sets) tracer.run(inputs);
+    r = tracer.result();
+    for (const auto& out : a.proto.graph().output()) {
+      const bool found = std::any_of(r.values.begin(), r.values.end(), [&](auto& v) { return v.name == out.name(); });
+      if (!found) throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", out.name(), b_name));
+    }
+    return r;
+  }
   const auto& outs_a = a.proto.graph().output();
   const auto& outs_b = b.proto.graph().output();
   for (const auto& inputs : sets) {
@@ -89,11 +119,8 @@ TraceResult compare_outputs(const Model& a, const Model& b, const std::vector<st
       if (!ya.count(name) || !yb.count(other)) {
         throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", name, b_name));
       }
-      Tolerance tol = model_compare_tolerance(ya[name].dtype);
-      if (rtol) tol.rtol = *rtol;
-      if (atol) tol.atol = *atol;
-      ValueDiff d = diff_values(ya[name], yb[other], tol);
-      if (static_cast<int>(r.values.size()) <= i) {
+      const bool first = static_cast<int>(r.values.size()) <= i;
+      if (first) {
         TracedValue v;
         v.name = name;
         v.name_b = other;
@@ -101,12 +128,9 @@ TraceResult compare_outputs(const Model& a, const Model& b, const std::vector<st
         v.output = true;
         v.dtype = ya[name].dtype;
         v.dims = ya[name].dims;
-        v.tol = tol;
-        v.diff = std::move(d);
         r.values.push_back(std::move(v));
-      } else {
-        r.values[i].diff.merge(d);
       }
+      r.values[i].judge(ya[name], nullptr, yb[other], criterion, first);
     }
     ++r.data_sets;
   }
@@ -115,19 +139,52 @@ TraceResult compare_outputs(const Model& a, const Model& b, const std::vector<st
   return r;
 }
 
+CompareCriterion compare_criterion(const std::string& tolerance, const std::optional<double>& rtol,
+                                   const std::optional<double>& atol, const std::string& error_stat) {
+  if (!tolerance.empty() && tolerance != "auto" && tolerance != "fixed") {
+    throw Error(ErrorKind::usage, fmt::format("--tolerance {}: use auto or fixed", tolerance));
+  }
+  if (tolerance == "auto" && (rtol || atol)) {
+    throw Error(ErrorKind::usage, "--rtol and --atol set the fixed tolerance: drop them or --tolerance auto");
+  }
+  CompareCriterion c;
+  c.fixed = tolerance == "fixed" || rtol || atol;
+  c.rtol = rtol;
+  c.atol = atol;
+  stat_of(ErrorStats{}, error_stat);  // a statistic's name, or Error(usage)
+  c.stat = error_stat;
+  return c;
+}
+
 json compare_document(const TraceResult& r, const std::optional<std::string>& a, const std::optional<std::string>& b,
                       const std::optional<uint64_t>& seed, bool trace) {
   bool all = true;
   json outputs = json::array();
+  int failed = 0;
   for (const auto& v : r.values) {
+    failed += !v.diff.diff.pass;
     if (!v.output) continue;
     all = all && v.diff.diff.pass;
     outputs.push_back(value_json(v));
   }
-  json j = {{"a", optional_text(a)}, {"b", optional_text(b)}, {"seed", seed ? json(*seed) : json(nullptr)},
-            {"outputs", outputs}, {"pass", all}, {"data_sets", r.data_sets}};
+  all = all && failed == 0;
+  json first = nullptr;
+  if (r.first >= 0) {
+    const auto& v = r.values[r.first];
+    first = {{"name", v.name}, {"producer_a", v.producer_a}, {"producer_b", v.producer_b}, {"output", v.output}};
+  }
+  json j = {{"a", optional_text(a)},
+            {"b", optional_text(b)},
+            {"seed", seed ? json(*seed) : json(nullptr)},
+            {"tolerance", r.auto_criterion ? "auto" : "fixed"},
+            {"reference", !r.auto_criterion ? "a" : r.float64_blocker.empty() ? "a-float64" : "a"},
+            {"float64_blocker", r.float64_blocker.empty() ? json(nullptr) : json(r.float64_blocker)},
+            {"outputs", outputs},
+            {"values", {{"compared", r.values.size()}, {"failed", failed}, {"first_failed", first}}},
+            {"pass", all},
+            {"data_sets", r.data_sets}};
   if (trace) j["trace"] = trace_json(r);
-  return with_schema(std::move(j), "bnorm.eval-compare/1");
+  return with_schema(std::move(j), "bnorm.eval-compare/2");
 }
 
 Stats stats_of(const Tensor& t) {
@@ -189,16 +246,16 @@ std::map<std::string, Tensor> make_inputs(const Model& model, uint64_t seed, con
 
 Report compare(const Model& a, const Model& b, const CompareRequest& request) {
   const auto inputs = random_inputs(a, request.seed, request.dims, request.inputs);
+  const CompareCriterion criterion = compare_criterion(request.tolerance, request.rtol, request.atol, request.error_stat);
   TraceResult r;
   if (request.trace) {
     TraceOptions topt;
-    topt.rtol = request.rtol;
-    topt.atol = request.atol;
+    topt.criterion = criterion;
     Tracer tracer(a, b, topt);
     tracer.run(inputs);
     r = tracer.result();
   } else {
-    r = compare_outputs(a, b, {inputs}, request.rtol, request.atol, request.a.value_or("A"), request.b.value_or("B"));
+    r = compare_outputs(a, b, {inputs}, criterion, request.a.value_or("A"), request.b.value_or("B"));
   }
   json doc = compare_document(r, request.a, request.b, request.seed, request.trace);
   const bool pass = doc["pass"].get<bool>();

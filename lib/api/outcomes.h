@@ -92,10 +92,17 @@ nlohmann::json folders_document(const std::vector<FolderRow>& rows, const Tolera
 nlohmann::json with_schema(nlohmann::json doc, const std::string& kind);
 
 // The model run on the same inputs in both, its outputs compared by name
-// (else by position), aggregated over the input sets; tolerances per output
-// type (model_compare_tolerance) unless rtol/atol are given.
+// (else by position), aggregated over the input sets, each judged by
+// `criterion` (trace.h): by default against A's own rounding where A has a
+// float64 evaluation (then A runs a second time, in float64), else relative
+// to the output's magnitude; fixed rtol/atol when asked.
+// The criterion of --tolerance (empty: auto, unless rtol or atol is given,
+// which mean fixed), --rtol, --atol and --error-stat; Error(usage) for an
+// unknown tolerance or statistic, and for auto with rtol or atol.
+CompareCriterion compare_criterion(const std::string& tolerance, const std::optional<double>& rtol,
+                                   const std::optional<double>& atol, const std::string& error_stat);
+
 TraceResult compare_outputs(const Model& a, const Model& b, const std::vector<std::map<std::string, Tensor>>& sets,
-                            const std::optional<double>& rtol, const std::optional<double>& atol,
-                            const std::string& a_name, const std::string& b_name);
+                            const CompareCriterion& criterion, const std::string& a_name, const std::string& b_name);
 
 }  // namespace bnorm::api

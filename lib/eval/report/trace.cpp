@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "eval/run/evaluator.h"
+#include "eval/run/float64.h"
 #include "model/node_label.h"
 #include "model/output_file.h"
 
@@ -42,6 +43,10 @@ std::string mapped(const std::map<std::string, std::string>& renames, const std:
 }  // namespace
 
 Tracer::Tracer(const Model& a, const Model& b, TraceOptions options) : a_(a), b_(b), options_(options) {
+  if (!options_.criterion.fixed) {
+    blocker_ = float64_blocker(a);
+    if (blocker_.empty()) a64_ = promote_to_float64(a);
+  }
   const Model* models[2] = {&a, &b};
   std::map<std::string, std::string> keyed[2];  // shared key -> produced name
   for (int s = 0; s < 2; ++s) {
@@ -133,12 +138,8 @@ class Tracer::Spill {
   std::unordered_map<std::string, Entry> entries_;
 };
 
-void Tracer::record(const std::string& key, const Tensor& a, const Tensor& b, const std::string& producer_a,
-                    const std::string& producer_b, int64_t order) {
-  Tolerance tol = model_compare_tolerance(a.dtype);
-  if (options_.rtol) tol.rtol = *options_.rtol;
-  if (options_.atol) tol.atol = *options_.atol;
-  ValueDiff d = diff_values(a, b, tol);
+void Tracer::record(const std::string& key, const Tensor& a, const Tensor* a64, const Tensor& b,
+                    const std::string& producer_a, const std::string& producer_b, int64_t order) {
   auto it = index_.find(key);
   if (it == index_.end()) {
     TracedValue v;
@@ -149,14 +150,14 @@ void Tracer::record(const std::string& key, const Tensor& a, const Tensor& b, co
     v.order = order;
     v.dtype = a.dtype;
     v.dims = a.dims;
-    v.tol = tol;
     for (const auto& o : a_.proto.graph().output()) v.output = v.output || o.name() == v.name;
-    v.diff = std::move(d);
+    v.criterion = options_.criterion.fixed ? Criterion::fixed : a64 ? Criterion::rounding : Criterion::scaled;
+    v.judge(a, a64, b, options_.criterion, true);
     index_[key] = values_.size();
     values_.push_back(std::move(v));
     return;
   }
-  values_[it->second].diff.merge(d);
+  values_[it->second].judge(a, a64, b, options_.criterion, false);
 }
 
 void Tracer::run(const std::map<std::string, Tensor>& inputs) {
@@ -179,6 +180,24 @@ void Tracer::run(const std::map<std::string, Tensor>& inputs) {
     };
     evaluate(a_, inputs, o);
   });
+  // A in float64: each shared value A produced gets its float64 twin.
+  std::optional<Spill> spill64;
+  if (a64_) {
+    try {
+      spill64.emplace();
+      EvalOptions o;
+      o.on_value = [&](const std::string& n, const std::string&, const Tensor& t) {
+        auto c = canon_[0].find(n);
+        if (c != canon_[0].end()) spill64->put(c->second, t, "", 0);
+      };
+      evaluate_float64(*a64_, inputs, o);
+    } catch (const Error& e) {
+      if (data_sets_ > 0) throw;  // the earlier sets were judged against it
+      blocker_ = "its float64 evaluation failed: " + e.message();
+      a64_.reset();
+      spill64.reset();
+    }
+  }
   int b_only = 0;
   in_model(1, [&] {
     EvalOptions o;
@@ -190,13 +209,16 @@ void Tracer::run(const std::map<std::string, Tensor>& inputs) {
         ++b_only;
         return;
       }
-      peak_ = std::max(peak_, a->first.byte_size());
-      record(c->second, a->first, t, a->second.producer, producer, a->second.order);
+      std::optional<std::pair<Tensor, Spill::Entry>> a64;
+      if (spill64) a64 = spill64->take(c->second);
+      peak_ = std::max(peak_, a->first.byte_size() + (a64 ? a64->first.byte_size() : 0));
+      if (spill64 && !a64) return;  // not produced by A in float64 (not in a valid run)
+      record(c->second, a->first, a64 ? &a64->first : nullptr, t, a->second.producer, producer, a->second.order);
     };
     evaluate(b_, inputs, o);
   });
   ++data_sets_;
-  spilled_ = std::max(spilled_, spill.written());
+  spilled_ = std::max(spilled_, spill.written() + (spill64 ? spill64->written() : 0));
   uncompared_ = std::max(uncompared_, static_cast<int>(spill.left()) + b_only);
 }
 
@@ -208,6 +230,8 @@ TraceResult Tracer::result() const {
   out.uncompared = uncompared_;
   out.peak_kept_bytes = peak_;
   out.spilled_bytes = spilled_;
+  out.auto_criterion = !options_.criterion.fixed;
+  out.float64_blocker = blocker_;
   for (size_t i = 0; i < out.values.size(); ++i) {
     if (!out.values[i].diff.diff.pass) {
       out.first = static_cast<int>(i);

@@ -14,10 +14,14 @@
 //   is compared with A's, read back, and both are dropped. Memory: a plain
 //   compare's (one model's run at a time) plus one of A's values; disk: A's
 //   shared values of one input set.
-// - B is compared against A (A's value is the expected one), element by
-//   element as compare() does, with model_compare_tolerance of A's type
-//   unless rtol/atol are given. Several data sets merge: maxima of the
-//   errors, sums of the counts and histograms.
+// - Each value is judged by the options' criterion (TracedValue::judge):
+//   with the auto criterion, A also runs in float64 (eval/run/float64.h)
+//   between the two, each shared value's float64 twin written to a second
+//   temporary file, and B's value is judged against A's own rounding
+//   (rounding.h); where A has no float64 evaluation, relative to the value's
+//   magnitude; with the fixed one, element by element within rtol/atol of A
+//   (compare()). Several data sets merge: maxima of the errors, sums of
+//   the counts and histograms.
 #pragma once
 
 #include <array>
@@ -27,6 +31,7 @@
 #include <vector>
 
 #include "eval/report/compare.h"
+#include "eval/report/rounding.h"
 #include "model/model.h"
 #include "model/tensor.h"
 
@@ -55,6 +60,24 @@ struct ValueDiff {
 
 ValueDiff diff_values(const Tensor& a, const Tensor& b, const Tolerance& tol);
 
+// How B's values are judged (docs/cli.md, --tolerance).
+enum class Criterion {
+  fixed,     // element by element within rtol/atol of A (compare())
+  rounding,  // against A's own rounding, with A's float64 evaluation (rounding.h)
+  scaled,    // relative to the output's magnitude, where A has no float64 evaluation
+};
+const char* criterion_name(Criterion c);
+
+struct CompareCriterion {
+  bool fixed = false;  // --tolerance fixed (also when rtol or atol is given)
+  std::optional<double> rtol, atol;
+  std::string stat = "max";    // the scaled criterion's statistic
+  std::optional<double> rel;   // the scaled criterion's tolerance (scaled_tolerance of the type otherwise)
+};
+
+// The element tolerance of the fixed criterion for A's type.
+Tolerance fixed_tolerance(const CompareCriterion& c, DType t);
+
 struct TracedValue {
   std::string name;        // in A
   std::string name_b;      // in B
@@ -65,11 +88,24 @@ struct TracedValue {
   DType dtype = DType::undefined;
   std::vector<int64_t> dims;
   Tolerance tol;
+  // diff's pass, worst (error / allowed error) and mismatches (elements
+  // outside) are the criterion's verdict; max_abs, max_rel, max_ulp and the
+  // histogram are B against A whatever the criterion.
   ValueDiff diff;
+  Criterion criterion = Criterion::fixed;
+  RoundingDiff rounding;  // Criterion::rounding
+  ScaledDiff scaled;      // Criterion::scaled
+  // Judges this value's (a, a64, b) of one data set by `criterion` (a64
+  // unused unless rounding) and merges it into what earlier sets gave.
+  void judge(const Tensor& a, const Tensor* a64, const Tensor& b, const CompareCriterion& c, bool first_set);
 };
 
 struct TraceResult {
   std::vector<TracedValue> values;  // in A's order
+  // With the auto criterion: why A has no float64 evaluation ("" when it
+  // has one and B was judged against A's own rounding).
+  bool auto_criterion = false;
+  std::string float64_blocker;
   int first = -1;                   // index in values of the first one outside tolerance
   std::vector<std::string> path;    // A's nodes from a graph input to the first divergence
   int data_sets = 0;
@@ -79,7 +115,7 @@ struct TraceResult {
 };
 
 struct TraceOptions {
-  std::optional<double> rtol, atol;
+  CompareCriterion criterion;
 };
 
 class Tracer {
@@ -91,12 +127,14 @@ class Tracer {
 
  private:
   class Spill;
-  void record(const std::string& key, const Tensor& a, const Tensor& b, const std::string& producer_a,
-              const std::string& producer_b, int64_t order);
+  void record(const std::string& key, const Tensor& a, const Tensor* a64, const Tensor& b,
+              const std::string& producer_a, const std::string& producer_b, int64_t order);
 
   const Model& a_;
   const Model& b_;
   TraceOptions options_;
+  std::optional<Model> a64_;  // A promoted to float64 (auto criterion, when it has one)
+  std::string blocker_;       // why it has none
   std::map<std::string, std::string> canon_[2];  // produced name -> shared key
   std::map<std::string, std::string> names_[2];  // shared key -> name in that model
   std::map<std::string, size_t> index_;          // shared key -> values_

@@ -54,6 +54,7 @@ class Runner {
   // (a given input of the same name takes precedence).
   void add_initializers(const onnx::GraphProto& g, Env& env) const {
     env.model = model_;
+    env.widen = options_.float64;
     for (const auto& t : g.initializer()) {
       if (!env.values.count(t.name())) env.lazy.emplace(t.name(), &t);
     }

@@ -54,6 +54,10 @@ struct EvalOptions {
   // Values to return instead of the graph outputs (any value of the main
   // graph: node outputs, initializers, inputs). Empty: the graph outputs.
   std::vector<std::string> outputs;
+  // Widen float, float16 and bfloat16 initializers to double as they are
+  // decoded: set by evaluate_float64 (eval/run/float64.h) only, for a model
+  // promote_to_float64 prepared.
+  bool float64 = false;
   // When set, filled in (subgraph runs included).
   EvalStats* stats = nullptr;
   // When set, called with (value name, producer node label as

@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "eval/run/float64.h"
 #include "eval/run/op.h"
 #include "model/model.h"
 #include "model/tensor_proto.h"
@@ -22,6 +23,9 @@ struct Env {
   // The model the initializers are of: decoded as saving it would write them
   // (decode_as_saved: a fold's pending rewrites applied, external data read).
   const Model* model = nullptr;
+  // Float64 evaluation (eval/run/float64.h): narrower floating initializers
+  // are widened to double as they are decoded.
+  bool widen = false;
   const Env* outer = nullptr;
 
   // Whether `name` is a value here or in an outer scope (decodes nothing).
@@ -37,7 +41,8 @@ struct Env {
       if (it != e->values.end()) return &it->second;
       auto lz = e->lazy.find(name);
       if (lz != e->lazy.end()) {
-        Value v = Value::of(decode_as_saved(*e->model, *lz->second));
+        Tensor t = decode_as_saved(*e->model, *lz->second);
+        Value v = Value::of(e->widen ? widened(std::move(t)) : std::move(t));
         e->lazy.erase(lz);
         return &e->values.emplace(name, std::move(v)).first->second;
       }

@@ -121,8 +121,20 @@ void write_bias(Writer& w, const std::vector<double>& bw, DType type) {
   w.replace(*m.add, m.add_input, &*m.c, c, "_folded");
 }
 
-void write_fold(Writer& w) {
+// Writes the fold; returns the norm's new output name.
+std::string write_fold(Writer& w) {
   const NormFoldMatch& m = w.m;
+  // Y loses the affine: a new name for it, in the consumer's input and in
+  // value_info too.
+  auto& norm_node = const_cast<onnx::NodeProto&>(*m.norm);
+  auto& consumer_node = const_cast<onnx::NodeProto&>(*m.consumer);
+  const std::string old_y = norm_node.output(0);
+  const std::string new_y = unique_name(w.names, old_y + "_normalized");
+  norm_node.set_output(0, new_y);
+  for (int i = 0; i < consumer_node.input_size(); ++i)
+    if (consumer_node.input(i) == old_y) consumer_node.set_input(i, new_y);
+  for (auto& vi : *w.graph().mutable_value_info())
+    if (vi.name() == old_y) vi.set_name(new_y);
   const std::vector<double> s = per_feature(w.model, m.scale, m.per_group);
   const std::vector<double> b = m.bias ? per_feature(w.model, *m.bias, m.per_group) : std::vector<double>{};
   const Tensor wt = decode_as_saved(w.model, *m.weight.tensor);
@@ -132,15 +144,16 @@ void write_fold(Writer& w) {
   const Tensor scale = decode_as_saved(w.model, *m.scale.tensor);
   w.replace(*m.norm, 1, &m.scale, Tensor::from_f64(scale.dtype, scale.dims, std::vector<double>(scale.numel(), 1.0)),
             "_ones");
-  if (!m.bias) return;
+  if (!m.bias) return new_y;
   auto& norm = const_cast<onnx::NodeProto&>(*m.norm);
   if (norm.op_type() == "LayerNormalization") {
     w.released.insert(norm.input(2));
     norm.mutable_input()->RemoveLast();  // B is LayerNormalization's last input
-    return;
+    return new_y;
   }
   const Tensor bias = decode_as_saved(w.model, *m.bias->tensor);
   w.replace(*m.norm, 2, &*m.bias, Tensor(bias.dtype, bias.dims), "_zeros");
+  return new_y;
 }
 
 }  // namespace
@@ -216,7 +229,7 @@ NormFoldReport fold_norm_affines(Model& model, const FoldOptions& options) {
           }
           NormFoldReport::Folded entry = folded_entry(m, label, k);
           Writer w{model, index, m, names, released};
-          write_fold(w);
+          entry.norm_output_after = write_fold(w);
           report.folded.push_back(std::move(entry));
           if (!generated.empty()) report.generated.push_back({scope->path, label, generated, w.new_bytes});
         } catch (Error& e) {

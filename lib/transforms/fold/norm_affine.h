@@ -47,6 +47,10 @@ struct NormFoldReport {
     std::string bias_into;  // "" (no bias to fold), "C", "B" (Conv bias) or the Add's label
     std::string output;                           // the last value the fold changes (Z)
     std::string norm_output, consumer_output;     // Y, and the consumer's output
+    // Y's name after the fold: Y no longer holds the affine, so it is
+    // renamed (no value keeps its name with another meaning: --trace and
+    // eval --compare match values by name).
+    std::string norm_output_after;
   };
   struct Skipped {
     std::string graph, norm, norm_op, norm_label, reason;

@@ -46,8 +46,8 @@ std::vector<int64_t> x_shape(const onnx::TypeProto* t, const std::string& x, boo
 // The folded nodes, in order: norm, consumer and, when the bias went into
 // it, the Add.
 std::vector<const onnx::NodeProto*> nodes_of(const GraphIndex& index, const NormFoldReport::Folded& f,
-                                             Located& consumer) {
-  const Located norm = producer_of(index, f.norm_output);
+                                             Located& consumer, bool after) {
+  const Located norm = producer_of(index, after ? f.norm_output_after : f.norm_output);
   consumer = producer_of(index, f.consumer_output);
   if (!norm.node || !consumer.node) throw Error(ErrorKind::input, "the folded pair is not in the models");
   std::vector<const onnx::NodeProto*> nodes{norm.node, consumer.node};
@@ -71,8 +71,8 @@ std::vector<FoldCheck> verify_norm_folds(const Model& before, const Model& after
     FoldCheck check{f.graph, f.norm_label, f.consumer_label, !f.consumer.empty(), "", {}, 0, 0, 0, true};
     try {
       Located consumer0, consumer1;
-      const auto nodes0 = nodes_of(b, f, consumer0);
-      const auto nodes1 = nodes_of(a, f, consumer1);
+      const auto nodes0 = nodes_of(b, f, consumer0, false);
+      const auto nodes1 = nodes_of(a, f, consumer1, true);
       const std::string& x = nodes0[0]->input(0);
       const Located shaped = producer_of(shapes, f.norm_output);
       const onnx::TypeProto* type = shaped.node ? shapes.declared_type(*shaped.scope, x) : nullptr;
