@@ -191,7 +191,7 @@ TEST_CASE("ScatterElements and ScatterND without a reduction draw no duplicate p
   }
 }
 
-TEST_CASE("an input read by two nodes takes what both accept; nothing in common, or an unknown dim, is an Error",
+TEST_CASE("an input read by two nodes takes what both accept, and nothing in common or an unknown dim is an Error",
           "[eval][random]") {
   TestNet n(13);
   n.input("A", DType::float32, {3});
@@ -227,7 +227,7 @@ TEST_CASE("an input read by two nodes takes what both accept; nothing in common,
   for (int64_t v : ranged) value_in(v, 0, 2);
 }
 
-TEST_CASE("--input-range sets an input's values, over the node's rule, and is checked", "[eval][random]") {
+TEST_CASE("input ranges set an input's values, over the node's rule, and are checked", "[eval][random]") {
   const Model m = model_of(cases()[0]);  // Gather(D [3, 2] float, I [4, 3] int64)
   const auto in = random_inputs(m, 2, {}, {}, {{"I", {0, 0}}, {"D", {5, 6}}});
   const auto zeros = *in.at("I").to_i64();
