@@ -14,8 +14,8 @@ set(forbidden_api "^$")
 set(up "\"transforms/upgrade/")
 set(levels
   # eval: the op contract < the op families < the executor < reports, the folder runner
-  "eval/run/(op|numeric|op_helpers|families)\\.(h|cpp)$|\"eval/(ops|report|backend)/|\"eval/run/(evaluator|random_inputs)\\.h"
-  "eval/ops/|\"eval/(report|backend)/|\"eval/run/(evaluator|random_inputs)\\.h"
+  "eval/run/(op|numeric|op_helpers|families)\\.(h|cpp)$|\"eval/(ops|report|backend)/|\"eval/run/(evaluator|random_inputs|input_rules)\\.h"
+  "eval/ops/|\"eval/(report|backend)/|\"eval/run/(evaluator|random_inputs|input_rules)\\.h"
   "eval/run/|\"eval/(report|backend)/"
   # fold, fuse and upgrade are wings of their own: fold sees neither other wing
   "transforms/fold/|\"transforms/(upgrade|fuse)/"

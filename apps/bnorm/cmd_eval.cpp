@@ -106,6 +106,7 @@ std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model
   InputOptions in;
   in.inputs = o.inputs;
   in.dims = o.dims;
+  in.ranges = o.ranges;
   if (random) in.seed = o.seed.value_or(0);
   return model_inputs(in, model);
 }
@@ -197,6 +198,8 @@ Runner add_eval(CLI::App& app) {
   sub->add_option("--input", opt->inputs, "NAME=FILE: an input from a .pb or .npy file (repeatable)");
   sub->add_option("--random", opt->seed_text, "Fill inputs not given with seeded random data");
   sub->add_option("--dim", opt->dims, "NAME=VALUE: the size of a symbolic dim, for --random (repeatable)");
+  sub->add_option("--input-range", opt->ranges,
+                  "NAME=LO:HI: --random draws input NAME from [LO, HI] (integers; floats [LO, HI)) (repeatable)");
   sub->add_option("--output-dir", opt->output_dir, "Write each output as NAME.pb and NAME.npy into this folder");
   sub->add_option("--compare", opt->compare, "A second model to run on the same inputs and compare with");
   sub->add_option("--tolerance", opt->tolerance,
@@ -221,9 +224,9 @@ Runner add_eval(CLI::App& app) {
     const bool dirs = fs::is_directory(opt->paths[0], ec);
     if (dirs) {
       if (!opt->compare.empty() || !opt->inputs.empty() || opt->seed || !opt->output_dir.empty() || opt->trace ||
-          !opt->inputs_dir.empty()) {
-        throw Error(ErrorKind::usage,
-                    "--compare, --input, --inputs, --random, --trace and --output-dir take a model, not folders");
+          !opt->inputs_dir.empty() || !opt->ranges.empty()) {
+        throw Error(ErrorKind::usage, "--compare, --input, --inputs, --random, --input-range, --trace and --output-dir "
+                                      "take a model, not folders");
       }
       if (opt->float64) throw Error(ErrorKind::usage, "--float64 runs one model, not test folders");
       if (given(*sub, "--tolerance") || given(*sub, "--error-stat")) {
@@ -242,6 +245,8 @@ Runner add_eval(CLI::App& app) {
     }
     refuse_without_effect(*sub, "--rtol", !opt->compare.empty(), "on one model: tolerances apply to --compare and to test folders");
     refuse_without_effect(*sub, "--atol", !opt->compare.empty(), "on one model: tolerances apply to --compare and to test folders");
+    refuse_without_effect(*sub, "--input-range", opt->seed || !opt->compare.empty(),
+                          "without --random: it sets the values --random makes");
     refuse_without_effect(*sub, "--output-dir", opt->compare.empty(), "with --compare: it writes one model's outputs");
     refuse_without_effect(*sub, "--float64", opt->compare.empty(), "with --compare: A runs in float64 by itself (--tolerance auto)");
     refuse_without_effect(*sub, "--tolerance", !opt->compare.empty(), "without --compare: it chooses how two models are compared");

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batch.h"
+#include "cli_inputs.h"
 #include "cli_parse.h"
 #include "commands.h"
 #include "core/error.h"
@@ -38,6 +39,7 @@ struct FoldOptions {
   std::string norms = "bn";
   uint64_t seed = 0;
   std::string seed_text;
+  std::vector<std::string> ranges;
 };
 
 std::string in_graph(const std::string& graph) { return graph == "main" ? "" : " (" + graph + ")"; }
@@ -90,6 +92,7 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json, 
   api::FoldRequest request;
   request.verify = opt.verify;
   request.seed = opt.seed;
+  request.ranges = parse_ranges(opt.ranges);
   request.all_norms = opt.norms == "all";
   request.keep_generated = opt.keep_generated;
   request.input = job.input;
@@ -140,6 +143,8 @@ Runner add_fold(CLI::App& app) {
   add_output_options(sub, opt->files);
   sub->add_flag("--verify", opt->verify, "Check each fold numerically; exit 1 (and write nothing) if one is off");
   sub->add_option("--seed", opt->seed_text, "Seed of --verify's random inputs (default 0)");
+  sub->add_option("--input-range", opt->ranges,
+                  "NAME=LO:HI: --verify draws the X named NAME (a fold's input) from [LO, HI) (repeatable)");
   sub->add_flag("--no-copy", opt->no_copy, "When there is nothing to fold, write nothing (and exit 0)");
   sub->add_flag("--keep-generated", opt->keep_generated,
                 "Leave unfolded a node whose weights are generated (ConstantOfShape) rather than write them out");
@@ -151,6 +156,7 @@ Runner add_fold(CLI::App& app) {
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
   return [opt, sub]() {
     refuse_without_effect(*sub, "--seed", opt->verify, "without --verify: it seeds --verify's random inputs");
+    refuse_without_effect(*sub, "--input-range", opt->verify, "without --verify: it sets --verify's random inputs");
     if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
     return run_models(opt->files, opt->json, "fold",
                       [opt](const ModelJob& job, nlohmann::json* json, bool* written) { return fold_one(*opt, job, json, written); });

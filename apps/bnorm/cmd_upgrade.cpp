@@ -1,5 +1,5 @@
 // bnorm upgrade IN.onnx -o OUT.onnx | IN.onnx... --output-dir DIR  [--to N] [--inference] [--no-casts] [--no-check] [--json]
-//   [--external-data NAME] [--verify [--seed S] [--dim NAME=VALUE]...] [--fuse-norms]
+//   [--external-data NAME] [--verify [--seed S] [--dim NAME=VALUE]... [--input-range NAME=LO:HI]...] [--fuse-norms]
 // --verify runs the input and the converted model through the evaluator on
 // the same random inputs; outputs off beyond tolerance: exit 1, nothing written.
 #include <fmt/format.h>
@@ -33,7 +33,7 @@ struct UpgradeCliOptions {
   bool inference = false, no_check = false, json = false, verify = false, no_casts = false;
   bool fuse_norms = false;
   uint64_t seed = 0;
-  std::vector<std::string> dims;
+  std::vector<std::string> dims, ranges;
   std::string to_text, seed_text;
 };
 
@@ -95,6 +95,7 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   request.verify = opt.verify;
   request.seed = opt.seed;
   request.dims = parse_dims(opt.dims);
+  request.ranges = parse_ranges(opt.ranges);
   request.input = job.input;
   request.output = job.output;
   Model model = load_model(job.input);
@@ -158,11 +159,14 @@ Runner add_upgrade(CLI::App& app) {
                 "output is off beyond tolerance");
   sub->add_option("--seed", opt->seed_text, "Seed of --verify's random inputs (default 0)");
   sub->add_option("--dim", opt->dims, "NAME=VALUE: the size of a symbolic dim, for --verify (repeatable)");
+  sub->add_option("--input-range", opt->ranges,
+                  "NAME=LO:HI: --verify draws input NAME from [LO, HI] (integers; floats [LO, HI)) (repeatable)");
   sub->add_flag("--json", opt->json, "Print the report as JSON (schema in docs/cli.md)");
   return [opt, sub]() {
     if (given(*sub, "--to")) opt->to = int_value("--to", opt->to_text, INT64_MIN, INT64_MAX);
     refuse_without_effect(*sub, "--seed", opt->verify, "without --verify: it seeds --verify's random inputs");
     refuse_without_effect(*sub, "--dim", opt->verify, "without --verify: it sizes --verify's random inputs");
+    refuse_without_effect(*sub, "--input-range", opt->verify, "without --verify: it sets --verify's random inputs");
     if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
     return run_models(opt->files, opt->json, "upgrade",
                       [opt](const ModelJob& job, nlohmann::json* json, bool* written) { return upgrade_one(*opt, job, json, written); });

@@ -21,7 +21,7 @@ namespace bnorm::cli {
 
 struct EvalCliOptions {
   std::vector<std::string> paths;
-  std::vector<std::string> inputs, dims;
+  std::vector<std::string> inputs, dims, ranges;
   std::string filter, output_dir, compare;
   std::optional<uint64_t> seed;
   std::optional<double> rtol, atol;

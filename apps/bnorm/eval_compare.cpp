@@ -22,8 +22,8 @@ namespace {
 
 std::vector<InputSet> input_sets(const EvalCliOptions& o, const Model& a) {
   if (!o.inputs_dir.empty()) {
-    if (!o.inputs.empty() || o.seed || !o.dims.empty()) {
-      throw Error(ErrorKind::usage, "--inputs gives every input: drop --input, --random and --dim");
+    if (!o.inputs.empty() || o.seed || !o.dims.empty() || !o.ranges.empty()) {
+      throw Error(ErrorKind::usage, "--inputs gives every input: drop --input, --random, --dim and --input-range");
     }
     return read_input_sets(o.inputs_dir, a);
   }

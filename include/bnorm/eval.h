@@ -19,17 +19,21 @@ namespace bnorm::api {
 std::map<std::string, Tensor> run(const Model& model, const std::map<std::string, Tensor>& inputs);
 
 // Seeded random data for every graph input not in `given` (floats uniform in
-// [-1, 1), integers 0..3, bool 0/1), `dims` sizing symbolic dims; the same
-// seed gives the same data as `bnorm eval --random SEED`.
+// [-1, 1), integers 0..3, bool 0/1; integer indices, sizes and shapes valid
+// for the node that reads them; an input in `ranges` from its range),
+// `dims` sizing symbolic dims; the same seed gives the same data as
+// `bnorm eval --random SEED` (docs/cli.md, "Random inputs").
 std::map<std::string, Tensor> make_inputs(const Model& model, uint64_t seed,
                                           const std::map<std::string, int64_t>& dims = {},
-                                          const std::map<std::string, Tensor>& given = {});
+                                          const std::map<std::string, Tensor>& given = {},
+                                          const std::map<std::string, InputRange>& ranges = {});
 
 struct CompareRequest {
   // The inputs both models run on (random from `seed` for those not given).
   std::map<std::string, Tensor> inputs;
   uint64_t seed = 0;
   std::map<std::string, int64_t> dims;
+  std::map<std::string, InputRange> ranges;  // the values of random inputs by name (--input-range)
   bool trace = false;  // every value both compute, and the first divergence
   // How outputs are judged (docs/cli.md, --tolerance): "" or "auto" against
   // A's own rounding (A's float64 evaluation; where A has none, relative

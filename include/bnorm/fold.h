@@ -4,8 +4,10 @@
 
 #include <bnorm/model.h>
 #include <bnorm/report.h>
+#include <bnorm/tensor.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -14,6 +16,8 @@ namespace bnorm::api {
 struct FoldRequest {
   bool verify = false;          // prove each fold on seeded random inputs (the report's "verify")
   uint64_t seed = 0;            // of verify's inputs
+  // The values of verify's random inputs (each fold's X) by name (--input-range).
+  std::map<std::string, InputRange> ranges;
   bool all_norms = false;       // also the affine of LayerNormalization, RMSNormalization, GroupNormalization
   bool keep_generated = false;  // leave unfolded a node whose weights ConstantOfShape generates
   // What the report's "input" and "output" say (null when not given).

@@ -138,4 +138,12 @@ int64_t checked_numel(const std::vector<int64_t>& dims, int64_t max_elements = I
 // "[2, 3, 4]"; "[]" for a scalar.
 std::string shape_str(const std::vector<int64_t>& dims);
 
+// The values random data for one input is drawn from (--input-range
+// NAME=LO:HI): integer and bool inputs every integer in [lo, hi] (both
+// whole numbers), floating ones uniformly in [lo, hi) before rounding to
+// the type (lo == hi: that value).
+struct InputRange {
+  double lo = 0, hi = 0;
+};
+
 }  // namespace bnorm

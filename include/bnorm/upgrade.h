@@ -4,6 +4,7 @@
 
 #include <bnorm/model.h>
 #include <bnorm/report.h>
+#include <bnorm/tensor.h>
 
 #include <cstdint>
 #include <map>
@@ -21,6 +22,7 @@ struct UpgradeRequest {
   bool verify = false;      // run both models on seeded random inputs and compare every output
   uint64_t seed = 0;
   std::map<std::string, int64_t> dims;  // symbolic input dims for verify
+  std::map<std::string, InputRange> ranges;  // the values of verify's random inputs by name (--input-range)
   std::optional<std::string> input, output;  // what the report's "input" and "output" say
 };
 

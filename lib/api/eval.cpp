@@ -240,12 +240,13 @@ std::map<std::string, Tensor> run(const Model& model, const std::map<std::string
 }
 
 std::map<std::string, Tensor> make_inputs(const Model& model, uint64_t seed, const std::map<std::string, int64_t>& dims,
-                                          const std::map<std::string, Tensor>& given) {
-  return random_inputs(model, seed, dims, given);
+                                          const std::map<std::string, Tensor>& given,
+                                          const std::map<std::string, InputRange>& ranges) {
+  return random_inputs(model, seed, dims, given, ranges);
 }
 
 Report compare(const Model& a, const Model& b, const CompareRequest& request) {
-  const auto inputs = random_inputs(a, request.seed, request.dims, request.inputs);
+  const auto inputs = random_inputs(a, request.seed, request.dims, request.inputs, request.ranges);
   const CompareCriterion criterion = compare_criterion(request.tolerance, request.rtol, request.atol, request.error_stat);
   TraceResult r;
   if (request.trace) {

@@ -1,8 +1,10 @@
 // bnorm fold's work and its document (bnorm.fold/1).
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "api/outcomes.h"
+#include "core/error.h"
 #include "core/log.h"
 #include "model/model.h"
 
@@ -87,8 +89,18 @@ FoldOutcome fold_model(Model& model, const FoldRequest& request) {
   // before any fold against the model after the BN folds, norm folds on that
   // model against the final one.
   took = Stopwatch();
-  if (before) o.checks = verify_folds(*before, mid ? *mid : model, o.bn, request.seed);
-  if (mid) o.norm_checks = verify_norm_folds(*mid, model, o.norms, request.seed);
+  if (before) o.checks = verify_folds(*before, mid ? *mid : model, o.bn, request.seed, request.ranges);
+  if (mid) o.norm_checks = verify_norm_folds(*mid, model, o.norms, request.seed, request.ranges);
+  // --input-range names the X of a fold verified: the input of its cut models.
+  std::set<std::string> xs;
+  for (const auto* checks : {&o.checks, &o.norm_checks})
+    for (const auto& c : *checks) xs.insert(c.input);
+  for (const auto& [name, range] : request.ranges) {
+    if (xs.count(name)) continue;
+    throw Error(ErrorKind::usage,
+                fmt::format("--input-range {}: '{}' is the input of no fold verified; those are: {}", name, name,
+                            xs.empty() ? std::string("none") : "'" + fmt::format("{}", fmt::join(xs, "', '")) + "'"));
+  }
   if (before) log().debug("verified {} folds ({:.1f} ms)", o.checks.size() + o.norm_checks.size(), took.ms());
   return o;
 }

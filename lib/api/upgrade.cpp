@@ -49,7 +49,7 @@ void check_and_verify(UpgradeOutcome& o, const Model* before, const Model& model
   }
   if (before) {
     took = Stopwatch();
-    o.checks = verify_upgrade(*before, model, request.seed, request.dims);
+    o.checks = verify_upgrade(*before, model, request.seed, request.dims, request.ranges);
     o.verified = true;
     log().debug("verified {} outputs ({:.1f} ms)", o.checks.size(), took.ms());
   }

@@ -86,13 +86,20 @@ void compare_fold(const std::vector<double>& y0, const Tensor& y1, FoldCheck& ch
   check.pass = check.max_abs <= check.rtol * scale;
 }
 
-std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, const FoldReport& report, uint64_t seed) {
+std::map<std::string, InputRange> ranges_for(const std::map<std::string, InputRange>& ranges, const std::string& x) {
+  const auto it = ranges.find(x);
+  if (it == ranges.end()) return {};
+  return {*it};
+}
+
+std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, const FoldReport& report, uint64_t seed,
+                                    const std::map<std::string, InputRange>& ranges) {
   const onnx::ModelProto inferred = with_inferred_shapes(before.proto);
   const GraphIndex shapes(inferred);
   const GraphIndex b(before.proto), a(after.proto);
   std::vector<FoldCheck> checks;
   for (const auto& f : report.folded) {
-    FoldCheck check{f.graph, f.bn_label, f.producer_label, !f.producer.empty(), "", {}, 0, 0, 0, true};
+    FoldCheck check{f.graph, f.bn_label, f.producer_label, !f.producer.empty(), "", {}, 0, 0, 0, true, ""};
     try {
       const Located bn = producer_of(b, f.output);
       const Located folded = producer_of(a, f.output);
@@ -104,7 +111,8 @@ std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, con
       check.shape = x_shape(type, *producer.node, b, *producer.scope);
       const Model m0 = cut(before, b, *producer.scope, {producer.node, bn.node}, x, *type, check.shape, f.output, true);
       const Model m1 = cut(after, a, *folded.scope, {folded.node}, x, *type, check.shape, f.output, false);
-      const auto inputs = random_inputs(m1, seed, {});
+      check.input = x;
+      const auto inputs = random_inputs(m1, seed, {}, {}, ranges_for(ranges, x));
       std::map<std::string, Tensor> wide;
       for (const auto& [name, t] : inputs) wide[name] = Tensor::from_f64(DType::float64, t.dims, t.to_f64(), name);
       const std::vector<double> y0 = evaluate(m0, wide).at(f.output).to_f64();

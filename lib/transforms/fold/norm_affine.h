@@ -73,6 +73,7 @@ NormFoldReport fold_norm_affines(Model& model, const FoldOptions& options = {});
 // random X of the norm input's shape; the tolerance of verify.h.
 // FoldCheck::bn holds the norm's label and ::producer the consumer's.
 std::vector<FoldCheck> verify_norm_folds(const Model& before, const Model& after, const NormFoldReport& report,
-                                         uint64_t seed);
+                                         uint64_t seed,
+                                         const std::map<std::string, InputRange>& ranges = {});
 
 }  // namespace bnorm

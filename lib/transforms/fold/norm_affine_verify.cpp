@@ -62,13 +62,13 @@ std::vector<const onnx::NodeProto*> nodes_of(const GraphIndex& index, const Norm
 }  // namespace
 
 std::vector<FoldCheck> verify_norm_folds(const Model& before, const Model& after, const NormFoldReport& report,
-                                         uint64_t seed) {
+                                         uint64_t seed, const std::map<std::string, InputRange>& ranges) {
   const onnx::ModelProto inferred = with_inferred_shapes(before.proto);
   const GraphIndex shapes(inferred);
   const GraphIndex b(before.proto), a(after.proto);
   std::vector<FoldCheck> checks;
   for (const auto& f : report.folded) {
-    FoldCheck check{f.graph, f.norm_label, f.consumer_label, !f.consumer.empty(), "", {}, 0, 0, 0, true};
+    FoldCheck check{f.graph, f.norm_label, f.consumer_label, !f.consumer.empty(), "", {}, 0, 0, 0, true, ""};
     try {
       Located consumer0, consumer1;
       const auto nodes0 = nodes_of(b, f, consumer0, false);
@@ -79,7 +79,8 @@ std::vector<FoldCheck> verify_norm_folds(const Model& before, const Model& after
       check.shape = x_shape(type, x, f.norm_op == "GroupNormalization", features(b, consumer0));
       const Model m0 = cut(before, b, *consumer0.scope, nodes0, x, *type, check.shape, f.output, true);
       const Model m1 = cut(after, a, *consumer1.scope, nodes1, x, *type, check.shape, f.output, false);
-      const auto inputs = random_inputs(m1, seed, {});
+      check.input = x;
+      const auto inputs = random_inputs(m1, seed, {}, {}, ranges_for(ranges, x));
       std::map<std::string, Tensor> wide;
       for (const auto& [name, t] : inputs) wide[name] = Tensor::from_f64(DType::float64, t.dims, t.to_f64(), name);
       const std::vector<double> y0 = evaluate(m0, wide).at(f.output).to_f64();

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,11 @@ struct FoldCheck {
   double max_rel = 0;  // max_abs / max |reference|
   double rtol = 0;
   bool pass = true;
+  std::string input;  // X's name: the input of the cut models, --input-range's NAME
 };
+
+// The ranges of `ranges` (--input-range) for the cut models of X = `x`.
+std::map<std::string, InputRange> ranges_for(const std::map<std::string, InputRange>& ranges, const std::string& x);
 
 // Shared with the norm-family fold's verification (norm_affine.h):
 // A model of `nodes` (in order) whose only input is `x` (of x_type's element
@@ -49,6 +54,7 @@ Model cut(const Model& src, const GraphIndex& index, const GraphIndex::Scope& sc
 // against the float64 reference y0.
 void compare_fold(const std::vector<double>& y0, const Tensor& y1, FoldCheck& check);
 
-std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, const FoldReport& report, uint64_t seed);
+std::vector<FoldCheck> verify_folds(const Model& before, const Model& after, const FoldReport& report, uint64_t seed,
+                                    const std::map<std::string, InputRange>& ranges = {});
 
 }  // namespace bnorm

@@ -10,8 +10,8 @@
 namespace bnorm {
 
 std::vector<UpgradeCheck> verify_upgrade(const Model& before, const Model& after, uint64_t seed,
-                                         const std::map<std::string, int64_t>& dims) {
-  const auto inputs = random_inputs(before, seed, dims);
+                                         const std::map<std::string, int64_t>& dims, const InputRanges& ranges) {
+  const auto inputs = random_inputs(before, seed, dims, {}, ranges);
   std::map<std::string, Tensor> a, b;
   try {
     a = evaluate(before, inputs, {});

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/run/random_inputs.h"
 #include "model/model.h"
 
 namespace bnorm {
@@ -26,6 +27,6 @@ struct UpgradeCheck {
 // be evaluated (an op the evaluator does not run, a symbolic dim without a
 // value in `dims`): nothing can be said then.
 std::vector<UpgradeCheck> verify_upgrade(const Model& before, const Model& after, uint64_t seed,
-                                         const std::map<std::string, int64_t>& dims);
+                                         const std::map<std::string, int64_t>& dims, const InputRanges& ranges = {});
 
 }  // namespace bnorm
