@@ -135,7 +135,9 @@ TEST_CASE("random integer inputs lie where the node reading them accepts them, a
       const auto values = *inputs.at(c.input).to_i64();
       for (size_t i = 0; i < values.size(); ++i) c.in_range(i, values[i]);
       CHECK_NOTHROW(evaluate(m, inputs));
-      for (const auto& check : verify_upgrade(m, after, seed, {})) {
+      VerifyInputs in;
+      in.seed = seed;
+      for (const auto& check : verify_upgrade(m, after, in).outputs) {
         INFO(check.output << ": " << check.problem);
         CHECK(check.pass);
       }
@@ -282,7 +284,7 @@ TEST_CASE("bnorm eval, upgrade and fold take --input-range with --random or --ve
   CHECK(run_cli({"fold", demo, "-o", folded, "--verify", "--input-range", "input=0:1"}).exit_code == 0);
   r = run_cli({"fold", demo, "-o", folded, "--verify", "--input-range", "nope=0:1"});
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("is the input of no fold verified; those are: ") && Catch::Contains("'input'"));
+  CHECK_THAT(r.err, Catch::Contains("is no graph input and the input of no fold verified; those are: ") && Catch::Contains("'input'"));
   r = run_cli({"fold", demo, "-o", folded, "--input-range", "input=0:1"});
   CHECK_THAT(r.err, Catch::Contains("--input-range has no effect without --verify"));
 }

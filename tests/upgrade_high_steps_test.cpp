@@ -160,13 +160,15 @@ TEST_CASE("upgrade --verify: same outputs pass and are written, a tampered resul
   set_ints(node(m, "ReduceSum", {"x"}, {"y"}, "sum"), "axes", {1});
   add_output(g(m), "y", DType::float32, {2, 1});
   const Model up = converted(m, 23);
-  const auto checks = verify_upgrade(m, up, 3, {});
+  VerifyInputs seed3;
+  seed3.seed = 3;
+  const auto checks = verify_upgrade(m, up, seed3).outputs;
   REQUIRE(checks.size() == 1);
   CHECK(checks[0].pass);
   Model off = up;
   for (auto& n : *g(off).mutable_node())
     if (n.op_type() == "ReduceSum") n.set_op_type("ReduceMax");
-  const auto bad = verify_upgrade(m, off, 3, {});
+  const auto bad = verify_upgrade(m, off, seed3).outputs;
   REQUIRE(bad.size() == 1);
   CHECK_FALSE(bad[0].pass);
 

@@ -17,6 +17,7 @@
 #include "cli_inputs.h"
 #include "cli_parse.h"
 #include "commands.h"
+#include "eval_cli.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "model/model.h"
@@ -38,8 +39,8 @@ struct FoldOptions {
   bool keep_generated = false;
   std::string norms = "bn";
   uint64_t seed = 0;
-  std::string seed_text;
-  std::vector<std::string> ranges;
+  std::string seed_text, inputs_dir;
+  std::vector<std::string> ranges, inputs, dims;
 };
 
 std::string in_graph(const std::string& graph) { return graph == "main" ? "" : " (" + graph + ")"; }
@@ -93,6 +94,11 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json, 
   request.verify = opt.verify;
   request.seed = opt.seed;
   request.ranges = parse_ranges(opt.ranges);
+  request.inputs = read_inputs(opt.inputs);
+  request.dims = parse_dims(opt.dims);
+  if (!opt.inputs_dir.empty()) {
+    for (auto& set : read_input_sets(opt.inputs_dir, model)) request.input_sets.push_back(std::move(set.inputs));
+  }
   request.all_norms = opt.norms == "all";
   request.keep_generated = opt.keep_generated;
   request.input = job.input;
@@ -109,6 +115,11 @@ int fold_one(const FoldOptions& opt, const ModelJob& job, nlohmann::json* json, 
     print_report(o.bn, request.all_norms ? &o.norms : nullptr);
     print_checks(o.checks);
     print_checks(o.norm_checks);
+    if (o.whole) report_out() << verify_model_text(*o.whole, "the input model");
+    if (o.verified && !o.whole) {
+      report_out() << "  not run    the whole-model check (the per-fold checks are all there is): " << o.whole_not_run
+                   << "\n";
+    }
   };
   if (write) {
     try {
@@ -141,10 +152,16 @@ Runner add_fold(CLI::App& app) {
   auto opt = std::make_shared<FoldOptions>();
   CLI::App* sub = app.add_subcommand("fold", "Fold inference BatchNormalization into the preceding Conv, ConvTranspose, Gemm or MatMul");
   add_output_options(sub, opt->files);
-  sub->add_flag("--verify", opt->verify, "Check each fold numerically; exit 1 (and write nothing) if one is off");
+  sub->add_flag("--verify", opt->verify,
+                "Check each fold numerically, and the whole model where bnorm eval runs it; exit 1 (and write "
+                "nothing) if one is off");
   sub->add_option("--seed", opt->seed_text, "Seed of --verify's random inputs (default 0)");
   sub->add_option("--input-range", opt->ranges,
-                  "NAME=LO:HI: --verify draws the X named NAME (a fold's input) from [LO, HI) (repeatable)");
+                  "NAME=LO:HI: --verify draws NAME (a fold's X or a graph input) from [LO, HI] (repeatable)");
+  sub->add_option("--input", opt->inputs, "NAME=FILE: a graph input of --verify's whole-model check (repeatable)");
+  sub->add_option("--inputs", opt->inputs_dir,
+                  "--verify: a folder of input sets (test_data_set_*/input_N.pb, or NAME.pb/.npy) for the whole-model check");
+  sub->add_option("--dim", opt->dims, "NAME=VALUE: a symbolic dim of the whole-model check's inputs (repeatable)");
   sub->add_flag("--no-copy", opt->no_copy, "When there is nothing to fold, write nothing (and exit 0)");
   sub->add_flag("--keep-generated", opt->keep_generated,
                 "Leave unfolded a node whose weights are generated (ConstantOfShape) rather than write them out");
@@ -157,6 +174,12 @@ Runner add_fold(CLI::App& app) {
   return [opt, sub]() {
     refuse_without_effect(*sub, "--seed", opt->verify, "without --verify: it seeds --verify's random inputs");
     refuse_without_effect(*sub, "--input-range", opt->verify, "without --verify: it sets --verify's random inputs");
+    refuse_without_effect(*sub, "--input", opt->verify, "without --verify: it gives --verify's inputs");
+    refuse_without_effect(*sub, "--inputs", opt->verify, "without --verify: it gives --verify's inputs");
+    refuse_without_effect(*sub, "--dim", opt->verify, "without --verify: it sizes --verify's random inputs");
+    if (!opt->inputs_dir.empty() && (!opt->inputs.empty() || !opt->dims.empty())) {
+      throw Error(ErrorKind::usage, "--inputs gives every input of the whole-model check: drop --input and --dim");
+    }
     if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
     return run_models(opt->files, opt->json, "fold",
                       [opt](const ModelJob& job, nlohmann::json* json, bool* written) { return fold_one(*opt, job, json, written); });

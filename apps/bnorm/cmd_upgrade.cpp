@@ -20,6 +20,7 @@
 #include "model/tensor.h"
 #include "api/outcomes.h"
 #include "cli_inputs.h"
+#include "eval_cli.h"
 #include "transforms/upgrade/upgrade.h"
 #include "transforms/upgrade/verify.h"
 
@@ -33,16 +34,18 @@ struct UpgradeCliOptions {
   bool inference = false, no_check = false, json = false, verify = false, no_casts = false;
   bool fuse_norms = false;
   uint64_t seed = 0;
-  std::vector<std::string> dims, ranges;
-  std::string to_text, seed_text;
+  std::vector<std::string> dims, ranges, inputs;
+  std::string to_text, seed_text, inputs_dir;
 };
 
-void print_checks(const std::vector<UpgradeCheck>& checks) {
-  for (const auto& c : checks) {
+void print_checks(const UpgradeVerification& v) {
+  for (const auto& c : v.outputs) {
     report_out() << fmt::format("  {}   output '{}' {} {}: max abs {:.3g}, max rel {:.3g}{}\n",
                              c.pass ? "verified" : "FAILED  ", c.output, c.type, shape_str(c.shape), c.max_abs,
                              c.max_rel, c.problem.empty() ? "" : " (" + c.problem + ")");
   }
+  if (v.compared.values.empty()) return;
+  report_out() << verify_model_text(v.compared, "the input model");
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -96,6 +99,7 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   request.seed = opt.seed;
   request.dims = parse_dims(opt.dims);
   request.ranges = parse_ranges(opt.ranges);
+  request.inputs = read_inputs(opt.inputs);
   request.input = job.input;
   request.output = job.output;
   Model model = load_model(job.input);
@@ -104,6 +108,9 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
   check_output_path(model, job.target, save);
   std::optional<Model> before;
   if (opt.verify) before = model;
+  if (!opt.inputs_dir.empty()) {
+    for (auto& set : read_input_sets(opt.inputs_dir, model)) request.input_sets.push_back(std::move(set.inputs));
+  }
   api::UpgradeOutcome o = api::convert_model(model, request);
   // The conversion's report, printed whether or not the result passes the
   // check, verifies and can be saved.
@@ -113,11 +120,11 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
       return;
     }
     if (!saved && !o.passed()) {
-      print_checks(o.checks);
+      print_checks(o.verification);
       return;
     }
     print_text(o.report, opt, job, saved);
-    print_checks(o.checks);
+    print_checks(o.verification);
   };
   try {
     api::check_and_verify(o, before ? &*before : nullptr, model, request);
@@ -155,8 +162,11 @@ Runner add_upgrade(CLI::App& app) {
                 "the target opset has it (17, 23, 18); the report names each fusion and each one left, with why");
   sub->add_flag("--no-check", opt->no_check, "Do not run ONNX's checker (with full shape inference) on the result");
   sub->add_flag("--verify", opt->verify,
-                "Run the input and the converted model on the same random inputs; exit 1 (and write nothing) if an "
-                "output is off beyond tolerance");
+                "Run the input and the converted model on the same inputs (random unless given); exit 1 (and write "
+                "nothing) if any value both compute is off beyond the input model's own rounding");
+  sub->add_option("--input", opt->inputs, "NAME=FILE: an input of --verify from a .pb or .npy file (repeatable)");
+  sub->add_option("--inputs", opt->inputs_dir,
+                  "--verify: a folder of input sets (test_data_set_*/input_N.pb, or NAME.pb/.npy) instead of random ones");
   sub->add_option("--seed", opt->seed_text, "Seed of --verify's random inputs (default 0)");
   sub->add_option("--dim", opt->dims, "NAME=VALUE: the size of a symbolic dim, for --verify (repeatable)");
   sub->add_option("--input-range", opt->ranges,
@@ -167,6 +177,12 @@ Runner add_upgrade(CLI::App& app) {
     refuse_without_effect(*sub, "--seed", opt->verify, "without --verify: it seeds --verify's random inputs");
     refuse_without_effect(*sub, "--dim", opt->verify, "without --verify: it sizes --verify's random inputs");
     refuse_without_effect(*sub, "--input-range", opt->verify, "without --verify: it sets --verify's random inputs");
+    refuse_without_effect(*sub, "--input", opt->verify, "without --verify: it gives --verify's inputs");
+    refuse_without_effect(*sub, "--inputs", opt->verify, "without --verify: it gives --verify's inputs");
+    if (!opt->inputs_dir.empty() && (!opt->inputs.empty() || given(*sub, "--seed") || !opt->dims.empty() ||
+                                     !opt->ranges.empty())) {
+      throw Error(ErrorKind::usage, "--inputs gives every input: drop --input, --seed, --dim and --input-range");
+    }
     if (given(*sub, "--seed")) opt->seed = seed_value("--seed", opt->seed_text);
     return run_models(opt->files, opt->json, "upgrade",
                       [opt](const ModelJob& job, nlohmann::json* json, bool* written) { return upgrade_one(*opt, job, json, written); });

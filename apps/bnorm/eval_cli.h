@@ -53,6 +53,10 @@ std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model
 
 std::string diff_text(const Diff& d);
 
+// The whole-model line of fold and upgrade --verify: every value both
+// models compute judged (compare_models.h), `a` naming the reference model.
+std::string verify_model_text(const TraceResult& r, const std::string& a);
+
 // eval A --compare B [--trace] [--inputs DIR] [--junit F] [--report F].
 int run_compare(const EvalCliOptions& o);
 

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "eval/run/evaluator.h"
+#include "eval/report/compare_models.h"
 #include "eval/report/html.h"
 #include "eval/report/trace.h"
 #include "api/outcomes.h"
@@ -104,6 +105,18 @@ void print_trace(const TraceResult& r) {
 
 }  // namespace
 
+std::string verify_model_text(const TraceResult& r, const std::string& a) {
+  const auto failed = std::count_if(r.values.begin(), r.values.end(), [](auto& v) { return !v.diff.diff.pass; });
+  const std::string how = r.float64_blocker.empty()
+                              ? fmt::format("within {}'s own rounding (it ran in float64)", a)
+                              : fmt::format("within each value's magnitude ({} has no float64 evaluation: {})", a,
+                                            r.float64_blocker);
+  if (!failed) return fmt::format("  verified   the {} values both models compute: {}\n", r.values.size(), how);
+  const auto& v = *std::find_if(r.values.begin(), r.values.end(), [](auto& v) { return !v.diff.diff.pass; });
+  return fmt::format("  FAILED     {} of the {} values both models compute; the first, '{}' (produced in {} by {}): {}\n",
+                     failed, r.values.size(), v.name, a, v.producer_a, verdict_text(v));
+}
+
 int run_compare(const EvalCliOptions& o) {
   const Model a = load_model(o.paths[0]);
   const Model b = load_model(o.compare);
@@ -119,7 +132,9 @@ int run_compare(const EvalCliOptions& o) {
   } else {
     std::vector<std::map<std::string, Tensor>> inputs;
     for (const auto& set : sets) inputs.push_back(set.inputs);
-    r = api::compare_outputs(a, b, inputs, criterion, o.paths[0], o.compare);
+    TraceOptions topt;
+    topt.criterion = criterion;
+    r = compare_models(a, b, inputs, topt, o.paths[0], o.compare);
   }
   if (!o.json) report_out() << criterion_text(r, criterion);
   bool all = true;

@@ -16,8 +16,14 @@ namespace bnorm::api {
 struct FoldRequest {
   bool verify = false;          // prove each fold on seeded random inputs (the report's "verify")
   uint64_t seed = 0;            // of verify's inputs
-  // The values of verify's random inputs (each fold's X) by name (--input-range).
+  // The values of verify's random inputs (each fold's X, or a graph input
+  // of the whole-model check) by name (--input-range).
   std::map<std::string, InputRange> ranges;
+  // The whole-model check's inputs: given ones (--input; the others random)
+  // or input sets (--inputs DIR), and symbolic dims (--dim).
+  std::map<std::string, Tensor> inputs;
+  std::vector<std::map<std::string, Tensor>> input_sets;
+  std::map<std::string, int64_t> dims;
   bool all_norms = false;       // also the affine of LayerNormalization, RMSNormalization, GroupNormalization
   bool keep_generated = false;  // leave unfolded a node whose weights ConstantOfShape generates
   // What the report's "input" and "output" say (null when not given).

@@ -19,10 +19,12 @@ struct UpgradeRequest {
   bool casts = true;        // false: refuse bfloat16 nodes that would compute in float between Casts
   bool fuse_norms = false;  // decompositions become LayerNormalization, RMSNormalization, GroupNormalization
   bool check = true;        // ONNX's checker (<= 17) or bnorm's schema check (18+) on the result
-  bool verify = false;      // run both models on seeded random inputs and compare every output
+  bool verify = false;      // run both models on the same inputs and judge every value (eval --compare's criterion)
   uint64_t seed = 0;
   std::map<std::string, int64_t> dims;  // symbolic input dims for verify
   std::map<std::string, InputRange> ranges;  // the values of verify's random inputs by name (--input-range)
+  std::map<std::string, Tensor> inputs;      // verify's given inputs (--input); the others random
+  std::vector<std::map<std::string, Tensor>> input_sets;  // verify's input sets instead (--inputs DIR)
   std::optional<std::string> input, output;  // what the report's "input" and "output" say
 };
 

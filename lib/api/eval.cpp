@@ -6,6 +6,7 @@
 
 #include "api/outcomes.h"
 #include "core/error.h"
+#include "eval/report/compare_models.h"
 #include "eval/run/evaluator.h"
 #include "eval/run/random_inputs.h"
 #include "model/model.h"
@@ -79,66 +80,6 @@ json diff_json(const Diff& d) {
           {"elements", d.elements}, {"problem", d.problem}};
 }
 
-TraceResult compare_outputs(const Model& a, const Model& b, const std::vector<std::map<std::string, Tensor>>& sets,
-                            const CompareCriterion& criterion, const std::string& a_name, const std::string& b_name) {
-  TraceResult r;
-  if (!criterion.fixed) {
-    // Every value both models compute is judged: an error below A's own
-    // rounding at the outputs is still seen where it enters.
-    TraceOptions topt;
-    topt.criterion = criterion;
-    Tracer tracer(a, b, topt);
-    for (const auto& inputs : sets) tracer.run(inputs);
-    r = tracer.result();
-    for (const auto& out : a.proto.graph().output()) {
-      const bool found = std::any_of(r.values.begin(), r.values.end(), [&](auto& v) { return v.name == out.name(); });
-      if (!found) throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", out.name(), b_name));
-    }
-    return r;
-  }
-  const auto& outs_a = a.proto.graph().output();
-  const auto& outs_b = b.proto.graph().output();
-  for (const auto& inputs : sets) {
-    std::map<std::string, Tensor> ya, yb;
-    try {
-      ya = evaluate(a, inputs);
-    } catch (Error& e) {
-      e.in_file(a_name).context("in the first model");
-      throw;
-    }
-    try {
-      yb = evaluate(b, inputs);
-    } catch (Error& e) {
-      e.in_file(b_name).context("in the second model, run on the inputs made for the first");
-      throw;
-    }
-    for (int i = 0; i < outs_a.size(); ++i) {
-      const std::string& name = outs_a[i].name();
-      std::string other = name;
-      if (!yb.count(other) && i < outs_b.size()) other = outs_b[i].name();
-      if (!ya.count(name) || !yb.count(other)) {
-        throw Error(ErrorKind::input, fmt::format("output '{}' has no counterpart in '{}'", name, b_name));
-      }
-      const bool first = static_cast<int>(r.values.size()) <= i;
-      if (first) {
-        TracedValue v;
-        v.name = name;
-        v.name_b = other;
-        v.order = i;
-        v.output = true;
-        v.dtype = ya[name].dtype;
-        v.dims = ya[name].dims;
-        r.values.push_back(std::move(v));
-      }
-      r.values[i].judge(ya[name], nullptr, yb[other], criterion, first);
-    }
-    ++r.data_sets;
-  }
-  for (size_t i = 0; i < r.values.size() && r.first < 0; ++i)
-    if (!r.values[i].diff.diff.pass) r.first = static_cast<int>(i);
-  return r;
-}
-
 CompareCriterion compare_criterion(const std::string& tolerance, const std::optional<double>& rtol,
                                    const std::optional<double>& atol, const std::string& error_stat) {
   if (!tolerance.empty() && tolerance != "auto" && tolerance != "fixed") {
@@ -156,33 +97,35 @@ CompareCriterion compare_criterion(const std::string& tolerance, const std::opti
   return c;
 }
 
-json compare_document(const TraceResult& r, const std::optional<std::string>& a, const std::optional<std::string>& b,
-                      const std::optional<uint64_t>& seed, bool trace) {
-  bool all = true;
-  json outputs = json::array();
+json judged_values_json(const TraceResult& r) {
   int failed = 0;
-  for (const auto& v : r.values) {
-    failed += !v.diff.diff.pass;
-    if (!v.output) continue;
-    all = all && v.diff.diff.pass;
-    outputs.push_back(value_json(v));
-  }
-  all = all && failed == 0;
+  for (const auto& v : r.values) failed += !v.diff.diff.pass;
   json first = nullptr;
   if (r.first >= 0) {
     const auto& v = r.values[r.first];
     first = {{"name", v.name}, {"producer_a", v.producer_a}, {"producer_b", v.producer_b}, {"output", v.output}};
   }
-  json j = {{"a", optional_text(a)},
-            {"b", optional_text(b)},
-            {"seed", seed ? json(*seed) : json(nullptr)},
-            {"tolerance", r.auto_criterion ? "auto" : "fixed"},
-            {"reference", !r.auto_criterion ? "a" : r.float64_blocker.empty() ? "a-float64" : "a"},
-            {"float64_blocker", r.float64_blocker.empty() ? json(nullptr) : json(r.float64_blocker)},
-            {"outputs", outputs},
-            {"values", {{"compared", r.values.size()}, {"failed", failed}, {"first_failed", first}}},
-            {"pass", all},
-            {"data_sets", r.data_sets}};
+  return {{"tolerance", r.auto_criterion ? "auto" : "fixed"},
+          {"reference", !r.auto_criterion ? "a" : r.float64_blocker.empty() ? "a-float64" : "a"},
+          {"float64_blocker", r.float64_blocker.empty() ? json(nullptr) : json(r.float64_blocker)},
+          {"values", {{"compared", r.values.size()}, {"failed", failed}, {"first_failed", first}}}};
+}
+
+json compare_document(const TraceResult& r, const std::optional<std::string>& a, const std::optional<std::string>& b,
+                      const std::optional<uint64_t>& seed, bool trace) {
+  bool all = true;
+  json outputs = json::array();
+  for (const auto& v : r.values) {
+    all = all && v.diff.diff.pass;  // every judged value, outputs and (auto) the others
+    if (v.output) outputs.push_back(value_json(v));
+  }
+  json j = judged_values_json(r);
+  j["a"] = optional_text(a);
+  j["b"] = optional_text(b);
+  j["seed"] = seed ? json(*seed) : json(nullptr);
+  j["outputs"] = outputs;
+  j["pass"] = all;
+  j["data_sets"] = r.data_sets;
   if (trace) j["trace"] = trace_json(r);
   return with_schema(std::move(j), "bnorm.eval-compare/2");
 }
@@ -256,7 +199,9 @@ Report compare(const Model& a, const Model& b, const CompareRequest& request) {
     tracer.run(inputs);
     r = tracer.result();
   } else {
-    r = compare_outputs(a, b, {inputs}, criterion, request.a.value_or("A"), request.b.value_or("B"));
+    TraceOptions topt;
+    topt.criterion = criterion;
+    r = compare_models(a, b, {inputs}, topt, request.a.value_or("A"), request.b.value_or("B"));
   }
   json doc = compare_document(r, request.a, request.b, request.seed, request.trace);
   const bool pass = doc["pass"].get<bool>();

@@ -6,7 +6,9 @@
 #include "api/outcomes.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "eval/report/compare_models.h"
 #include "model/model.h"
+#include "transforms/upgrade/verify.h"
 
 namespace bnorm::api {
 
@@ -59,8 +61,50 @@ void add_norms_json(const NormFoldReport& r, nlohmann::json& out) {
 
 bool FoldOutcome::passed() const {
   auto pass = [](const FoldCheck& c) { return c.pass; };
-  return std::all_of(checks.begin(), checks.end(), pass) && std::all_of(norm_checks.begin(), norm_checks.end(), pass);
+  const bool whole_pass = !whole || std::all_of(whole->values.begin(), whole->values.end(),
+                                                [](const TracedValue& v) { return v.diff.diff.pass; });
+  return whole_pass && std::all_of(checks.begin(), checks.end(), pass) &&
+         std::all_of(norm_checks.begin(), norm_checks.end(), pass);
 }
+
+namespace {
+
+constexpr const char* kInputRole = "while running the input model for --verify's whole-model check";
+
+// verify's whole-model check (FoldOutcome::whole), or why it did not run.
+void check_whole_model(FoldOutcome& o, const Model& before, const Model& after, const FoldRequest& request) {
+  VerifyInputs in;
+  in.seed = request.seed;
+  in.dims = request.dims;
+  in.given = request.inputs;
+  in.sets = request.input_sets;
+  for (const auto& vi : before.proto.graph().input())
+    if (request.ranges.count(vi.name())) in.ranges[vi.name()] = request.ranges.at(vi.name());
+  TraceOptions t;
+  t.a_role = kInputRole;
+  t.b_role = "while running the folded model for --verify's whole-model check";
+  t.a_hint = kVerifyInputsHint;
+  // The user's inputs must run, and the folded model wherever the input
+  // model does; otherwise (random inputs the model cannot have, an op bnorm
+  // eval does not run) the per-fold checks are all there is.
+  const bool given = !request.inputs.empty() || !request.input_sets.empty();
+  std::vector<std::map<std::string, Tensor>> sets;
+  try {
+    sets = verify_input_sets(before, in);
+  } catch (const Error& e) {
+    if (given) throw;
+    o.whole_not_run = e.message();
+    return;
+  }
+  try {
+    o.whole = compare_models(before, after, sets, t, before.path.string(), "the folded model");
+  } catch (const Error& e) {
+    if (given || e.message().find(kInputRole) == std::string::npos) throw;
+    o.whole_not_run = e.message();
+  }
+}
+
+}  // namespace
 
 bool FoldOutcome::nothing_folded() const { return bn.folded.empty() && norms.folded.empty(); }
 
@@ -91,14 +135,22 @@ FoldOutcome fold_model(Model& model, const FoldRequest& request) {
   took = Stopwatch();
   if (before) o.checks = verify_folds(*before, mid ? *mid : model, o.bn, request.seed, request.ranges);
   if (mid) o.norm_checks = verify_norm_folds(*mid, model, o.norms, request.seed, request.ranges);
-  // --input-range names the X of a fold verified: the input of its cut models.
+  if (before) check_whole_model(o, *before, model, request);
+  // --input-range names the X of a fold verified (the input of its cut
+  // models), or a graph input of the whole-model check.
   std::set<std::string> xs;
   for (const auto* checks : {&o.checks, &o.norm_checks})
     for (const auto& c : *checks) xs.insert(c.input);
+  if (before) {
+    std::set<std::string> inits;
+    for (const auto& t : before->proto.graph().initializer()) inits.insert(t.name());
+    for (const auto& vi : before->proto.graph().input())
+      if (!inits.count(vi.name())) xs.insert(vi.name());
+  }
   for (const auto& [name, range] : request.ranges) {
     if (xs.count(name)) continue;
     throw Error(ErrorKind::usage,
-                fmt::format("--input-range {}: '{}' is the input of no fold verified; those are: {}", name, name,
+                fmt::format("--input-range {}: '{}' is no graph input and the input of no fold verified; those are: {}", name, name,
                             xs.empty() ? std::string("none") : "'" + fmt::format("{}", fmt::join(xs, "', '")) + "'"));
   }
   if (before) log().debug("verified {} folds ({:.1f} ms)", o.checks.size() + o.norm_checks.size(), took.ms());
@@ -126,6 +178,12 @@ nlohmann::json fold_document(const FoldOutcome& o, const FoldRequest& request, b
   if (o.all_norms) add_norms_json(o.norms, out);
   if (o.verified) out["verify"] = checks_json(o.checks, false);
   if (o.verified && o.all_norms) out["verify_norms"] = checks_json(o.norm_checks, true);
+  if (o.verified) {
+    nlohmann::json whole = o.whole ? judged_values_json(*o.whole) : nlohmann::json::object();
+    whole["ran"] = o.whole.has_value();
+    whole["not_run"] = o.whole ? nlohmann::json(nullptr) : nlohmann::json(o.whole_not_run);
+    out["verify_model"] = whole;
+  }
   out["written"] = written;
   out["unchanged_copy"] = written && o.nothing_folded();
   out["exit_code"] = o.passed() ? 0 : 1;

@@ -39,6 +39,11 @@ struct FoldOutcome {
   bool all_norms = false;
   bool verified = false;
   std::vector<FoldCheck> checks, norm_checks;
+  // verify's whole-model check: every value both models compute, judged as
+  // eval --compare does; or why it could not run (the per-fold checks are
+  // then all there is).
+  std::optional<TraceResult> whole;
+  std::string whole_not_run;
 
   bool passed() const;          // every check holds (true without verify)
   bool nothing_folded() const;  // no node folded: the model is unchanged
@@ -53,7 +58,7 @@ struct UpgradeOutcome {
   bool fuse_norms = false;
   bool checked = false;
   bool verified = false;
-  std::vector<UpgradeCheck> checks;
+  UpgradeVerification verification;
 
   bool passed() const;
 };
@@ -91,18 +96,15 @@ nlohmann::json folders_document(const std::vector<FolderRow>& rows, const Tolera
 // Every document gets its "schema" ("bnorm.fold/1") first.
 nlohmann::json with_schema(nlohmann::json doc, const std::string& kind);
 
-// The model run on the same inputs in both, its outputs compared by name
-// (else by position), aggregated over the input sets, each judged by
-// `criterion` (trace.h): by default against A's own rounding where A has a
-// float64 evaluation (then A runs a second time, in float64), else relative
-// to the output's magnitude; fixed rtol/atol when asked.
 // The criterion of --tolerance (empty: auto, unless rtol or atol is given,
 // which mean fixed), --rtol, --atol and --error-stat; Error(usage) for an
 // unknown tolerance or statistic, and for auto with rtol or atol.
+// How a TraceResult was judged: "tolerance", "reference", "float64_blocker"
+// and "values" of bnorm.eval-compare/2 (also upgrade --verify's "verify_model").
+nlohmann::json judged_values_json(const TraceResult& r);
+
 CompareCriterion compare_criterion(const std::string& tolerance, const std::optional<double>& rtol,
                                    const std::optional<double>& atol, const std::string& error_stat);
 
-TraceResult compare_outputs(const Model& a, const Model& b, const std::vector<std::map<std::string, Tensor>>& sets,
-                            const CompareCriterion& criterion, const std::string& a_name, const std::string& b_name);
 
 }  // namespace bnorm::api

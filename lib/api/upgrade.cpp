@@ -23,9 +23,7 @@ nlohmann::json checks_json(const std::vector<UpgradeCheck>& checks) {
 
 }  // namespace
 
-bool UpgradeOutcome::passed() const {
-  return std::all_of(checks.begin(), checks.end(), [](const UpgradeCheck& c) { return c.pass; });
-}
+bool UpgradeOutcome::passed() const { return verification.pass(); }
 
 UpgradeOutcome convert_model(Model& model, const UpgradeRequest& request) {
   UpgradeOutcome o;
@@ -49,9 +47,15 @@ void check_and_verify(UpgradeOutcome& o, const Model* before, const Model& model
   }
   if (before) {
     took = Stopwatch();
-    o.checks = verify_upgrade(*before, model, request.seed, request.dims, request.ranges);
+    VerifyInputs in;
+    in.seed = request.seed;
+    in.dims = request.dims;
+    in.ranges = request.ranges;
+    in.given = request.inputs;
+    in.sets = request.input_sets;
+    o.verification = verify_upgrade(*before, model, in);
     o.verified = true;
-    log().debug("verified {} outputs ({:.1f} ms)", o.checks.size(), took.ms());
+    log().debug("verified {} values ({:.1f} ms)", o.verification.compared.values.size(), took.ms());
   }
 }
 
@@ -77,7 +81,10 @@ nlohmann::json upgrade_document(const UpgradeOutcome& o, const UpgradeRequest& r
     for (const auto& m : r.not_fused) missed.push_back({{"graph", m.graph}, {"label", m.label}, {"op", m.op}, {"why", m.why}});
     out["not_fused"] = missed;
   }
-  if (request.verify) out["verify"] = checks_json(o.checks);
+  if (request.verify) {
+    out["verify"] = checks_json(o.verification.outputs);
+    out["verify_model"] = judged_values_json(o.verification.compared);
+  }
   out["written"] = written;
   out["exit_code"] = o.passed() ? 0 : 1;
   return with_schema(std::move(out), "bnorm.upgrade/1");

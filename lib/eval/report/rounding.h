@@ -26,7 +26,7 @@
 namespace bnorm {
 
 inline constexpr double kRoundingMargin = 4.0;
-inline constexpr double kRoundingFloor = 8.0;
+inline constexpr double kRoundingFloor = 64.0;
 
 // Nearest-rank quantiles and the mean of element errors.
 struct ErrorStats {

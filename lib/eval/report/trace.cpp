@@ -168,7 +168,8 @@ void Tracer::run(const std::map<std::string, Tensor>& inputs) {
       body();
     } catch (Error& e) {
       e.in_file((s == 0 ? a_ : b_).path.string());
-      e.context(s == 0 ? "in the first model" : "in the second model, run on the inputs made for the first");
+      e.context(s == 0 ? options_.a_role : options_.b_role);
+      if (s == 0 && !options_.a_hint.empty() && e.hint().empty()) e.with_hint(options_.a_hint);
       throw;
     }
   };

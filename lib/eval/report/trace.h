@@ -116,6 +116,11 @@ struct TraceResult {
 
 struct TraceOptions {
   CompareCriterion criterion;
+  // What errors of each model's run say (Error::context), and a hint for
+  // errors of A's run ("" keeps the error's own).
+  std::string a_role = "in the first model";
+  std::string b_role = "in the second model, run on the inputs made for the first";
+  std::string a_hint;
 };
 
 class Tracer {

@@ -298,4 +298,9 @@ std::map<std::string, Tensor> complete_inputs(const Model& model, const std::map
   return given;
 }
 
+std::vector<std::map<std::string, Tensor>> verify_input_sets(const Model& model, const VerifyInputs& in) {
+  if (!in.sets.empty()) return in.sets;
+  return {random_inputs(model, in.seed, in.dims, in.given, in.ranges)};
+}
+
 }  // namespace bnorm

@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/model.h"
 #include "model/tensor.h"
@@ -42,5 +43,16 @@ std::map<std::string, Tensor> complete_inputs(const Model& model, const std::map
                                               const std::optional<uint64_t>& seed,
                                               const std::map<std::string, int64_t>& dims,
                                               const InputRanges& ranges = {});
+
+// The inputs a --verify runs both models on: `sets` when given (each must
+// give every input), else one set of `given` and random data for the rest.
+struct VerifyInputs {
+  uint64_t seed = 0;
+  std::map<std::string, int64_t> dims;
+  InputRanges ranges;
+  std::map<std::string, Tensor> given;
+  std::vector<std::map<std::string, Tensor>> sets;
+};
+std::vector<std::map<std::string, Tensor>> verify_input_sets(const Model& model, const VerifyInputs& in);
 
 }  // namespace bnorm

@@ -1,50 +1,40 @@
 #include "transforms/upgrade/verify.h"
 
-#include <fmt/format.h>
+#include <algorithm>
 
-#include "core/error.h"
-#include "eval/report/compare.h"
-#include "eval/run/evaluator.h"
-#include "eval/run/random_inputs.h"
+#include "eval/report/compare_models.h"
 
 namespace bnorm {
 
-std::vector<UpgradeCheck> verify_upgrade(const Model& before, const Model& after, uint64_t seed,
-                                         const std::map<std::string, int64_t>& dims, const InputRanges& ranges) {
-  const auto inputs = random_inputs(before, seed, dims, {}, ranges);
-  std::map<std::string, Tensor> a, b;
-  try {
-    a = evaluate(before, inputs, {});
-  } catch (Error& e) {
-    e.context("while running the input model for --verify");
-    throw;
-  }
-  try {
-    b = evaluate(after, inputs, {});
-  } catch (Error& e) {
-    e.context("while running the converted model for --verify");
-    throw;
-  }
-  std::vector<UpgradeCheck> out;
-  for (const auto& [name, t] : a) {
+const char* const kVerifyInputsHint =
+    "the input model itself does not run on these inputs: give real ones with --input NAME=FILE or --inputs DIR, "
+    "or the values an input takes with --input-range NAME=LO:HI";
+
+bool UpgradeVerification::pass() const {
+  return std::all_of(compared.values.begin(), compared.values.end(), [](const TracedValue& v) { return v.diff.diff.pass; });
+}
+
+UpgradeVerification verify_upgrade(const Model& before, const Model& after, const VerifyInputs& inputs) {
+  TraceOptions options;
+  options.a_role = "while running the input model for --verify";
+  options.b_role = "while running the converted model for --verify";
+  options.a_hint = kVerifyInputsHint;
+  UpgradeVerification v;
+  v.compared = compare_models(before, after, verify_input_sets(before, inputs), options, before.path.string(),
+                              "the converted model");
+  for (const auto& t : v.compared.values) {
+    if (!t.output) continue;
     UpgradeCheck c;
-    c.output = name;
+    c.output = t.name;
     c.type = dtype_name(t.dtype);
     c.shape = t.dims;
-    const auto it = b.find(name);
-    if (it == b.end()) {
-      c.pass = false;
-      c.problem = "the converted model has no such output";
-    } else {
-      const Diff d = compare(t, it->second, model_compare_tolerance(t.dtype));
-      c.pass = d.pass;
-      c.max_abs = d.max_abs;
-      c.max_rel = d.max_rel;
-      c.problem = d.problem;
-    }
-    out.push_back(std::move(c));
+    c.max_abs = t.diff.diff.max_abs;
+    c.max_rel = t.diff.diff.max_rel;
+    c.pass = t.diff.diff.pass;
+    c.problem = t.diff.diff.problem;
+    v.outputs.push_back(std::move(c));
   }
-  return out;
+  return v;
 }
 
 }  // namespace bnorm

@@ -1,7 +1,8 @@
 // bnorm upgrade --verify: the original and the converted model run through
-// the evaluator on the same seeded random inputs (eval/run/random_inputs.h);
-// every graph output is compared within model_compare_tolerance
-// (eval/report/compare.h), as fold --verify does.
+// the evaluator on the same inputs (given, else seeded random data:
+// eval/run/random_inputs.h) and the converted one is judged against the
+// original by bnorm eval --compare's default criterion (compare_models.h):
+// every value both compute, within the original's own rounding.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/report/trace.h"
 #include "eval/run/random_inputs.h"
 #include "model/model.h"
 
@@ -23,10 +25,18 @@ struct UpgradeCheck {
   std::string problem;  // type or shape disagreement, or an output missing from the converted model
 };
 
-// One check per graph output of `before`. Throws Error when a model cannot
-// be evaluated (an op the evaluator does not run, a symbolic dim without a
-// value in `dims`): nothing can be said then.
-std::vector<UpgradeCheck> verify_upgrade(const Model& before, const Model& after, uint64_t seed,
-                                         const std::map<std::string, int64_t>& dims, const InputRanges& ranges = {});
+struct UpgradeVerification {
+  std::vector<UpgradeCheck> outputs;  // one per graph output of `before`
+  TraceResult compared;               // every shared value, judged
+  bool pass() const;
+};
+
+// Throws Error when a model cannot be evaluated (an op the evaluator does
+// not run, a symbolic dim without a value, inputs the input model cannot
+// run on: the error says it is the input model, and how to give inputs).
+UpgradeVerification verify_upgrade(const Model& before, const Model& after, const VerifyInputs& inputs);
+
+// The hint of an error of the input model's run under --verify.
+extern const char* const kVerifyInputsHint;
 
 }  // namespace bnorm
