@@ -269,6 +269,22 @@ def nan_and_empty(abs_first):
     return model(nodes, [vi("x", [4])], [vi("y", [4]), vi("e", [0])], inits, 13, 7)
 
 
+def quantized(perturb):
+    """x [64, 32] -> MatMul -> DynamicQuantizeLinear -> (q, a graph output) -> DequantizeLinear -> MatMul -> y;
+    `perturb` scales W1 by 1 +- 3e-5 (codes flip by rounding: tests/compare_codes_test.cpp)."""
+    rng = np.random.default_rng(5)
+    w1 = rng.uniform(-1, 1, (32, 64)).astype(np.float32)
+    w2 = rng.uniform(-1, 1, (64, 16)).astype(np.float32)
+    if perturb:
+        w1 = (w1 * rng.uniform(1 - 3e-5, 1 + 3e-5, w1.shape)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "W1"], ["h"], name="mm1"),
+             helper.make_node("DynamicQuantizeLinear", ["h"], ["q", "s", "z"], name="dql"),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"], name="dq"),
+             helper.make_node("MatMul", ["d", "W2"], ["y"], name="mm2")]
+    return model(nodes, [vi("x", [64, 32])], [vi("y", [64, 16]), vi("q", [64, 64], TensorProto.UINT8)],
+                 [numpy_helper.from_array(w1, "W1"), numpy_helper.from_array(w2, "W2")], 13, 7)
+
+
 def varint(v):
     out = bytearray()
     while v >= 0x80:
@@ -312,6 +328,8 @@ def build_models(dir, testdata, bnorm):
     onnx.save(ln_decomposition(), str(d / "ln_decomp.onnx"))
     onnx.save(nan_and_empty(False), str(d / "nan.onnx"))
     onnx.save(nan_and_empty(True), str(d / "nan_abs.onnx"))
+    onnx.save(quantized(False), str(d / "quant_a.onnx"))
+    onnx.save(quantized(True), str(d / "quant_b.onnx"))
     (d / "junk.onnx").write_bytes(b"not a model")
     write_over_2gib(testdata / "demo_opset6.onnx", d / "big.onnx")
     demo = onnx.load(str(testdata / "demo_opset6.onnx"))
@@ -511,6 +529,10 @@ def cases(T, M, N):
         EC, 1, None)
     add("eval --compare --trace: another opset", ["eval", demo, "--compare", str(M / "demo_opset17.onnx"),
                                                   "--random", "4", "--json", "--trace"], EC, 0, None)
+    for seed in ("0", "1", "2"):
+        add(f"eval --compare --trace: codes flipped by rounding (seed {seed})",
+            ["eval", str(M / "quant_a.onnx"), "--compare", str(M / "quant_b.onnx"), "--random", seed, "--json",
+             "--trace"], EC, 0, None)
     dql = str(N / "test_dynamicquantizelinear" / "model.onnx")
     add("eval --compare --trace: no float64 evaluation (scaled)", ["eval", dql, "--compare", dql, "--random", "0",
                                                                    "--json", "--trace", "--error-stat", "p99"],

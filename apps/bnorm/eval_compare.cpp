@@ -38,10 +38,22 @@ std::string ratio_text(double worst) {
 
 std::string g3(double x) { return fmt::format("{:.3g}", x); }
 
+std::string verdict_text(const TracedValue& v);
+
+// A value outside the criterion that agrees when B runs with A's codes.
+std::string verdict_without_flips(const TracedValue& v) {
+  TracedValue plain = v;
+  plain.explained = false;
+  plain.diff.diff.pass = false;
+  return verdict_text(plain) + "; follows from the code flips: with A's codes in B it is inside";
+}
+
 // One value's verdict under its criterion.
 std::string verdict_text(const TracedValue& v) {
   const Diff& d = v.diff.diff;
   if (!d.problem.empty()) return d.problem;
+  if (v.codes && v.codes->differ) return code_text(*v.codes) + (v.explained ? ": rounding" : "");
+  if (v.explained) return verdict_without_flips(v);
   if (d.pass && d.max_abs == 0 && d.mismatches == 0 && v.criterion != Criterion::fixed) return "equal to A, bit for bit";
   if (v.criterion == Criterion::rounding) {
     const RoundingDiff& r = v.rounding;
@@ -88,6 +100,10 @@ void print_trace(const TraceResult& r) {
                              verdict_text(v));
     report_out() << fmt::format("  produced in A by {}\n  produced in B by {}\n", v.producer_a, v.producer_b);
     report_out() << fmt::format("  path: {}\n", fmt::join(r.path, "  >  "));
+  }
+  for (const auto& v : r.values) {
+    if (!v.codes || !v.codes->differ) continue;
+    report_out() << fmt::format("codes: '{}' (produced in A by {}): {}\n", v.name, v.producer_a, verdict_text(v));
   }
   std::vector<const TracedValue*> top;
   for (const auto& v : r.values) top.push_back(&v);
@@ -137,6 +153,9 @@ int run_compare(const EvalCliOptions& o) {
     r = compare_models(a, b, inputs, topt, o.paths[0], o.compare);
   }
   if (!o.json) report_out() << criterion_text(r, criterion);
+  if (!o.json && r.replayed) {
+    report_out() << "quantized codes flipped by rounding: B ran again with A's codes in place of its flipped ones\n";
+  }
   bool all = true;
   for (const auto& v : r.values) {
     if (!v.output) continue;

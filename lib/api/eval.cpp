@@ -33,6 +33,21 @@ json value_json(const TracedValue& v) {
   j["atol"] = v.tol.atol;
   j["max_ulp"] = v.diff.max_ulp;
   j["worst"] = finite_or_null(v.diff.worst);
+  j["explained"] = v.explained;
+  if (v.codes) {
+    const CodeDiff& c = *v.codes;
+    json first = nullptr;
+    if (c.first >= 0) {
+      first = {{"element", c.first},
+               {"code_a", c.code_a},
+               {"code_b", c.code_b},
+               {"position_a", finite_or_null(c.position_a)},
+               {"position_b", finite_or_null(c.position_b)}};
+    }
+    j["codes"] = {{"elements", c.elements}, {"differ", c.differ},     {"max_steps", c.max_steps},
+                  {"straddling", c.straddling}, {"analysed", c.analysed}, {"rounding", c.rounding()},
+                  {"first", first}};
+  }
   if (v.criterion == Criterion::rounding) {
     const RoundingDiff& r = v.rounding;
     j["rounding"] = {{"error_b", stats_json(r.b)},  {"error_a", stats_json(r.a)},   {"margin", kRoundingMargin},
@@ -108,7 +123,8 @@ json judged_values_json(const TraceResult& r) {
   return {{"tolerance", r.auto_criterion ? "auto" : "fixed"},
           {"reference", !r.auto_criterion ? "a" : r.float64_blocker.empty() ? "a-float64" : "a"},
           {"float64_blocker", r.float64_blocker.empty() ? json(nullptr) : json(r.float64_blocker)},
-          {"values", {{"compared", r.values.size()}, {"failed", failed}, {"first_failed", first}}}};
+          {"values", {{"compared", r.values.size()}, {"failed", failed}, {"first_failed", first}}},
+          {"replayed", r.replayed}};
 }
 
 json compare_document(const TraceResult& r, const std::optional<std::string>& a, const std::optional<std::string>& b,

@@ -73,6 +73,42 @@ Tracer::Tracer(const Model& a, const Model& b, TraceOptions options) : a_(a), b_
     names_[0][key] = name;
     names_[1][key] = it->second;
   }
+  for (const auto& n : a.proto.graph().node()) {
+    if (n.op_type() != "QuantizeLinear" && n.op_type() != "DynamicQuantizeLinear") continue;
+    auto c = canon_[0].find(n.output(0));
+    if (c == canon_[0].end() || n.input_size() == 0) continue;
+    quantizers_[c->second] = &n;
+    auto x = canon_[0].find(n.input(0));
+    if (x != canon_[0].end()) ++quantizer_inputs_[x->second];
+  }
+}
+
+CodeDiff Tracer::compare_codes(const std::string& key, const Tensor& a, const Tensor& b,
+                               const std::map<std::string, std::pair<Tensor, Tensor>>& held,
+                               const std::map<std::string, Tensor>& inputs) const {
+  const onnx::NodeProto& n = *quantizers_.at(key);
+  const Tensor *xa = nullptr, *xb = nullptr;
+  auto x = canon_[0].find(n.input(0));
+  if (x != canon_[0].end()) {
+    auto h = held.find(x->second);
+    if (h != held.end()) xa = &h->second.first, xb = &h->second.second;
+  } else if (auto in = inputs.find(n.input(0)); in != inputs.end()) {
+    xa = xb = &in->second;  // a graph input: the same in both
+  }
+  QuantParams q;
+  q.dynamic = n.op_type() == "DynamicQuantizeLinear";
+  Tensor scale, zero_point;
+  if (!q.dynamic) {
+    for (const auto& attr : n.attribute())
+      if (attr.name() == "axis") q.axis = attr.i();
+    for (const auto& t : a_.proto.graph().initializer()) {
+      if (n.input_size() > 1 && t.name() == n.input(1)) scale = decode_as_saved(a_, t);
+      if (n.input_size() > 2 && t.name() == n.input(2)) zero_point = decode_as_saved(a_, t);
+    }
+    if (scale.dtype != DType::undefined) q.scale = &scale;
+    if (zero_point.dtype != DType::undefined) q.zero_point = &zero_point;
+  }
+  return code_diff(a, b, xa, xb, q);
 }
 
 // A's shared values, written to an unnamed temporary file (removed when
@@ -138,8 +174,9 @@ class Tracer::Spill {
   std::unordered_map<std::string, Entry> entries_;
 };
 
-void Tracer::record(const std::string& key, const Tensor& a, const Tensor* a64, const Tensor& b,
-                    const std::string& producer_a, const std::string& producer_b, int64_t order) {
+bool Tracer::record(const std::string& key, const Tensor& a, const Tensor* a64, const Tensor& b,
+                    const std::string& producer_a, const std::string& producer_b, int64_t order,
+                    const CodeDiff* codes) {
   auto it = index_.find(key);
   if (it == index_.end()) {
     TracedValue v;
@@ -153,11 +190,21 @@ void Tracer::record(const std::string& key, const Tensor& a, const Tensor* a64, 
     for (const auto& o : a_.proto.graph().output()) v.output = v.output || o.name() == v.name;
     v.criterion = options_.criterion.fixed ? Criterion::fixed : a64 ? Criterion::rounding : Criterion::scaled;
     v.judge(a, a64, b, options_.criterion, true);
+    if (codes) v.codes = *codes;
+    if (codes && codes->rounding() && !v.diff.diff.pass) v.diff.diff.pass = v.explained = true;
     index_[key] = values_.size();
     values_.push_back(std::move(v));
-    return;
+    return values_.back().diff.diff.pass;
   }
-  values_[it->second].judge(a, a64, b, options_.criterion, false);
+  TracedValue& v = values_[it->second];
+  const bool before = v.diff.diff.pass;
+  v.judge(a, a64, b, options_.criterion, false);
+  if (codes) {
+    if (v.codes) v.codes->merge(*codes);
+    else v.codes = *codes;
+    if (codes->rounding() && before && !v.diff.diff.pass) v.diff.diff.pass = v.explained = true;
+  }
+  return !before || v.diff.diff.pass;  // a value that failed before says nothing of this set: counted as inside
 }
 
 void Tracer::run(const std::map<std::string, Tensor>& inputs) {
@@ -200,27 +247,62 @@ void Tracer::run(const std::map<std::string, Tensor>& inputs) {
     }
   }
   int b_only = 0;
+  // Quantizer inputs (A's and B's) held until their quantizers are judged;
+  // A's codes where B's flipped by rounding; values outside in this set.
+  std::map<std::string, std::pair<Tensor, Tensor>> held;
+  std::map<std::string, int> held_uses = quantizer_inputs_;
+  std::map<std::string, Tensor> a_codes;  // by B's name
+  std::set<std::string> failed;
+  std::map<std::string, bool> inside;  // this set's verdicts
   in_model(1, [&] {
     EvalOptions o;
+    o.replace = options_.replace_b;
     o.on_value = [&](const std::string& n, const std::string& producer, const Tensor& t) {
       auto c = canon_[1].find(n);
       if (c == canon_[1].end()) return;
-      auto a = spill.take(c->second);
+      const std::string& key = c->second;
+      auto a = spill.take(key);
       if (!a) {
         ++b_only;
         return;
       }
       std::optional<std::pair<Tensor, Spill::Entry>> a64;
-      if (spill64) a64 = spill64->take(c->second);
+      if (spill64) a64 = spill64->take(key);
       peak_ = std::max(peak_, a->first.byte_size() + (a64 ? a64->first.byte_size() : 0));
       if (spill64 && !a64) return;  // not produced by A in float64 (not in a valid run)
-      record(c->second, a->first, a64 ? &a64->first : nullptr, t, a->second.producer, producer, a->second.order);
+      std::optional<CodeDiff> codes;
+      if (quantizers_.count(key)) {
+        codes = compare_codes(key, a->first, t, held, inputs);
+        const onnx::NodeProto& q = *quantizers_.at(key);
+        auto x = canon_[0].find(q.input(0));
+        if (x != canon_[0].end()) codes->inputs_inside = inside.count(x->second) && inside[x->second];
+        if (codes->rounding()) a_codes[n] = a->first;
+        if (x != canon_[0].end() && --held_uses[x->second] <= 0) held.erase(x->second);
+      }
+      if (quantizer_inputs_.count(key)) held[key] = {a->first, t};
+      inside[key] = record(key, a->first, a64 ? &a64->first : nullptr, t, a->second.producer, producer,
+                           a->second.order, codes ? &*codes : nullptr);
+      if (!inside[key]) failed.insert(key);
     };
     evaluate(b_, inputs, o);
   });
   ++data_sets_;
   spilled_ = std::max(spilled_, spill.written() + (spill64 ? spill64->written() : 0));
   uncompared_ = std::max(uncompared_, static_cast<int>(spill.left()) + b_only);
+  // Every code flip rounding, and values outside: B again with A's codes.
+  // A value inside then differs only because of those flips.
+  if (options_.replace_b || a_codes.empty() || failed.empty()) return;
+  TraceOptions again = options_;
+  again.replace_b = &a_codes;
+  Tracer replay(a_, b_, again);
+  replay.run(inputs);
+  ++replayed_;
+  for (const auto& key : failed) {
+    auto r = replay.index_.find(key);
+    if (r == replay.index_.end() || !replay.values_[r->second].diff.diff.pass) continue;
+    TracedValue& v = values_[index_.at(key)];
+    v.diff.diff.pass = v.explained = true;
+  }
 }
 
 TraceResult Tracer::result() const {
@@ -232,6 +314,7 @@ TraceResult Tracer::result() const {
   out.peak_kept_bytes = peak_;
   out.spilled_bytes = spilled_;
   out.auto_criterion = !options_.criterion.fixed;
+  out.replayed = replayed_;
   out.float64_blocker = blocker_;
   for (size_t i = 0; i < out.values.size(); ++i) {
     if (!out.values[i].diff.diff.pass) {

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/report/codes.h"
 #include "eval/report/compare.h"
 #include "eval/report/rounding.h"
 #include "model/model.h"
@@ -95,6 +96,13 @@ struct TracedValue {
   Criterion criterion = Criterion::fixed;
   RoundingDiff rounding;  // Criterion::rounding
   ScaledDiff scaled;      // Criterion::scaled
+  // The codes of a quantizer (QuantizeLinear, DynamicQuantizeLinear output
+  // 0) in both models, compared as codes (codes.h).
+  std::optional<CodeDiff> codes;
+  // Outside the criterion, but rounding: a quantizer's codes that differ
+  // only by one-step flips the float inputs explain, or a value that agrees
+  // when B runs again with A's codes in place of its flipped ones.
+  bool explained = false;
   // Judges this value's (a, a64, b) of one data set by `criterion` (a64
   // unused unless rounding) and merges it into what earlier sets gave.
   void judge(const Tensor& a, const Tensor* a64, const Tensor& b, const CompareCriterion& c, bool first_set);
@@ -106,6 +114,9 @@ struct TraceResult {
   // has one and B was judged against A's own rounding).
   bool auto_criterion = false;
   std::string float64_blocker;
+  // Input sets where B ran a second time with A's codes in place of its
+  // flipped ones (every flip rounding, and some value outside).
+  int replayed = 0;
   int first = -1;                   // index in values of the first one outside tolerance
   std::vector<std::string> path;    // A's nodes from a graph input to the first divergence
   int data_sets = 0;
@@ -121,6 +132,9 @@ struct TraceOptions {
   std::string a_role = "in the first model";
   std::string b_role = "in the second model, run on the inputs made for the first";
   std::string a_hint;
+  // B's node outputs (by B's names) replaced by these tensors: the replay
+  // with A's codes. Set by the Tracer itself.
+  const std::map<std::string, Tensor>* replace_b = nullptr;
 };
 
 class Tracer {
@@ -132,12 +146,23 @@ class Tracer {
 
  private:
   class Spill;
-  void record(const std::string& key, const Tensor& a, const Tensor* a64, const Tensor& b,
-              const std::string& producer_a, const std::string& producer_b, int64_t order);
+  // Judges one shared value of one set; returns whether it was inside the
+  // criterion in this set.
+  bool record(const std::string& key, const Tensor& a, const Tensor* a64, const Tensor& b,
+              const std::string& producer_a, const std::string& producer_b, int64_t order, const CodeDiff* codes);
+
+  // A's quantizers: code key -> the node (in A's main graph).
+  std::map<std::string, const onnx::NodeProto*> quantizers_;
+  // Keys of quantizer float inputs -> how many quantizers read them.
+  std::map<std::string, int> quantizer_inputs_;
+  CodeDiff compare_codes(const std::string& key, const Tensor& a, const Tensor& b,
+                         const std::map<std::string, std::pair<Tensor, Tensor>>& held,
+                         const std::map<std::string, Tensor>& inputs) const;
 
   const Model& a_;
   const Model& b_;
   TraceOptions options_;
+  int replayed_ = 0;
   std::optional<Model> a64_;  // A promoted to float64 (auto criterion, when it has one)
   std::string blocker_;       // why it has none
   std::map<std::string, std::string> canon_[2];  // produced name -> shared key

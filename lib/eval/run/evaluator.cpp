@@ -131,7 +131,7 @@ Runner::Plan Runner::plan(const onnx::GraphProto& g, const Env& env, const std::
   }
   p.order = topological_order(g, p.reads);
   // An observer sees every node's output, so nothing is fused away.
-  if (!options_.fuse_activations || options_.on_value) return p;
+  if (!options_.fuse_activations || options_.on_value || options_.replace) return p;
   for (int i = 0; i < count; ++i) {
     const auto& n = g.node(i);
     if (!is_norm_node(n) || n.output_size() == 0 || n.output(0).empty()) continue;
@@ -305,6 +305,17 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env)
         fail(ErrorKind::unsupported, "output {} ('{}') is not computed", k, name);
       }
       if (k == 0 && ctx.fused) name = g.node(j).output(0);
+      if (options_.replace && &g == main_) {
+        auto it = options_.replace->find(name);
+        if (it != options_.replace->end()) {
+          if (it->second.dtype != out[k].dtype || it->second.dims != out[k].dims) {
+            fail(ErrorKind::input, "the value replacing '{}' is {} {}, the node computes {} {}", name,
+                 dtype_name(it->second.dtype), shape_str(it->second.dims), dtype_name(out[k].dtype),
+                 shape_str(out[k].dims));
+          }
+          out[k] = it->second;
+        }
+      }
       out[k].name = name;
       env.values[name] = Value::of(std::move(out[k]));
     }

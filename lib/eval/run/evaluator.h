@@ -58,6 +58,10 @@ struct EvalOptions {
   // decoded: set by evaluate_float64 (eval/run/float64.h) only, for a model
   // promote_to_float64 prepared.
   bool float64 = false;
+  // When set: node outputs of the main graph used instead of what their
+  // node computes (same type and shape, else Error(input)); activation
+  // fusion is then off. A check's what-if: B run with A's quantized codes.
+  const std::map<std::string, Tensor>* replace = nullptr;
   // When set, filled in (subgraph runs included).
   EvalStats* stats = nullptr;
   // When set, called with (value name, producer node label as
