@@ -206,7 +206,7 @@ TEST_CASE("eval DIR --junit writes one testcase per folder with consistent count
   CHECK(testcase(suite, "test_broken")->child("error"));
 }
 
-TEST_CASE("eval --compare --junit writes one testcase per output", "[cli][trace][junit]") {
+TEST_CASE("eval --compare --junit writes one testcase per output, and one for the values inside both models", "[cli][trace][junit]") {
   TempDir tmp;
   for (const char* op : {"Neg", "Identity"}) {
     GraphBuilder b(13);
@@ -224,8 +224,11 @@ TEST_CASE("eval --compare --junit writes one testcase per output", "[cli][trace]
   CHECK(r.exit_code == 1);
   const auto doc = XmlReader(read_file(tmp / "c.xml")).document();
   const Element& suite = check_junit(*doc);
-  CHECK(suite.attr_int("tests") == 2);
+  // Two outputs, and (auto criterion) the values inside both models: none here.
+  CHECK(suite.attr_int("tests") == 3);
   CHECK(suite.attr_int("failures") == 1);
+  REQUIRE(testcase(suite, "values inside both models"));
+  CHECK(testcase(suite, "values inside both models")->children.empty());
   REQUIRE(testcase(suite, "r"));
   CHECK(testcase(suite, "r")->children.empty());
   REQUIRE(testcase(suite, "n"));

@@ -53,6 +53,10 @@ std::map<std::string, Tensor> gather_inputs(const EvalCliOptions& o, const Model
 
 std::string diff_text(const Diff& d);
 
+// One compared value's verdict under its criterion ("error max ..., p99 ...
+// (A's own: ...): within A's own rounding", codes, magnitude, or fixed).
+std::string verdict_text(const TracedValue& v);
+
 // The whole-model line of fold and upgrade --verify: every value both
 // models compute judged (compare_models.h), `a` naming the reference model.
 std::string verify_model_text(const TraceResult& r, const std::string& a);

@@ -38,46 +38,12 @@ std::string ratio_text(double worst) {
 
 std::string g3(double x) { return fmt::format("{:.3g}", x); }
 
-std::string verdict_text(const TracedValue& v);
-
 // A value outside the criterion that agrees when B runs with A's codes.
 std::string verdict_without_flips(const TracedValue& v) {
   TracedValue plain = v;
   plain.explained = false;
   plain.diff.diff.pass = false;
   return verdict_text(plain) + "; follows from the code flips: with A's codes in B it is inside";
-}
-
-// One value's verdict under its criterion.
-std::string verdict_text(const TracedValue& v) {
-  const Diff& d = v.diff.diff;
-  if (!d.problem.empty()) return d.problem;
-  if (v.codes && v.codes->differ) return code_text(*v.codes) + (v.explained ? ": rounding" : "");
-  if (v.explained) return verdict_without_flips(v);
-  if (d.pass && d.max_abs == 0 && d.mismatches == 0 && v.criterion != Criterion::fixed) return "equal to A, bit for bit";
-  if (v.criterion == Criterion::rounding) {
-    const RoundingDiff& r = v.rounding;
-    std::string text = fmt::format("error max {}, p99 {} (A's own: max {}, p99 {}): ", g3(r.b.max), g3(r.b.p99),
-                                   g3(r.a.max), g3(r.a.p99));
-    if (r.pass) return text + "within A's own rounding";
-    if (r.worst_at == "elements") {
-      return text + fmt::format("{} of {} elements equal neither A nor A in float64", r.outside, r.elements);
-    }
-    if (r.worst_at == "non-finite") {
-      return text + fmt::format("{} of {} elements NaN or infinite where A is not", r.outside, r.elements);
-    }
-    return text + fmt::format("{} A's own rounding at {}; {} of {} elements beyond {}x its max", ratio_text(r.worst),
-                              r.worst_at, r.outside, r.elements, kRoundingMargin);
-  }
-  if (v.criterion == Criterion::scaled) {
-    const ScaledDiff& s = v.scaled;
-    const double got = stat_of(s.error, s.stat);
-    std::string text = fmt::format("{} |B - A| {} = {} x max |A| (allowed {})", s.stat, g3(got),
-                                   s.scale > 0 ? g3(got / s.scale) : "inf", g3(s.rel));
-    if (s.outside) text += fmt::format(", {} of {} elements differ where they must match", s.outside, s.elements);
-    return text;
-  }
-  return diff_text(d);
 }
 
 // What the outputs were judged by.
@@ -120,6 +86,38 @@ void print_trace(const TraceResult& r) {
 }
 
 }  // namespace
+
+// One value's verdict under its criterion.
+std::string verdict_text(const TracedValue& v) {
+  const Diff& d = v.diff.diff;
+  if (!d.problem.empty()) return d.problem;
+  if (v.codes && v.codes->differ) return code_text(*v.codes) + (v.explained ? ": rounding" : "");
+  if (v.explained) return verdict_without_flips(v);
+  if (d.pass && d.max_abs == 0 && d.mismatches == 0 && v.criterion != Criterion::fixed) return "equal to A, bit for bit";
+  if (v.criterion == Criterion::rounding) {
+    const RoundingDiff& r = v.rounding;
+    std::string text = fmt::format("error max {}, p99 {} (A's own: max {}, p99 {}): ", g3(r.b.max), g3(r.b.p99),
+                                   g3(r.a.max), g3(r.a.p99));
+    if (r.pass) return text + "within A's own rounding";
+    if (r.worst_at == "elements") {
+      return text + fmt::format("{} of {} elements equal neither A nor A in float64", r.outside, r.elements);
+    }
+    if (r.worst_at == "non-finite") {
+      return text + fmt::format("{} of {} elements NaN or infinite where A is not", r.outside, r.elements);
+    }
+    return text + fmt::format("{} A's own rounding at {}; {} of {} elements beyond {}x its max", ratio_text(r.worst),
+                              r.worst_at, r.outside, r.elements, kRoundingMargin);
+  }
+  if (v.criterion == Criterion::scaled) {
+    const ScaledDiff& s = v.scaled;
+    const double got = stat_of(s.error, s.stat);
+    std::string text = fmt::format("{} |B - A| {} = {} x max |A| (allowed {})", s.stat, g3(got),
+                                   s.scale > 0 ? g3(got / s.scale) : "inf", g3(s.rel));
+    if (s.outside) text += fmt::format(", {} of {} elements differ where they must match", s.outside, s.elements);
+    return text;
+  }
+  return diff_text(d);
+}
 
 std::string verify_model_text(const TraceResult& r, const std::string& a) {
   const auto failed = std::count_if(r.values.begin(), r.values.end(), [](auto& v) { return !v.diff.diff.pass; });

@@ -55,15 +55,33 @@ std::string compare_junit(const EvalCliOptions& o, const TraceResult& r) {
     c.name = v.name;
     if (!v.diff.diff.pass) {
       c.status = JUnitCase::Status::failed;
-      c.message = diff_text(v.diff.diff);
-      c.details = fmt::format("{} against {}, {} input set{}\n{}\nmax ulp {:.6g}; rtol {:g}, atol {:g}\n", o.compare,
-                              o.paths[0], r.data_sets, r.data_sets == 1 ? "" : "s", figures(v.diff.diff),
-                              v.diff.max_ulp, v.tol.rtol, v.tol.atol);
+      c.message = verdict_text(v);
+      c.details = fmt::format("{} against {}, {} input set{}\n{}\nmax ulp {:.6g}; {}\n", o.compare, o.paths[0],
+                              r.data_sets, r.data_sets == 1 ? "" : "s", figures(v.diff.diff), v.diff.max_ulp,
+                              v.criterion == Criterion::fixed ? fmt::format("rtol {:g}, atol {:g}", v.tol.rtol, v.tol.atol)
+                                                              : fmt::format("criterion {}", criterion_name(v.criterion)));
       if (o.trace && r.first >= 0) {
         const auto& f = r.values[r.first];
         c.details += fmt::format("first divergence: '{}' produced in A by {}, in B by {}: {}\n", f.name, f.producer_a,
                                  f.producer_b, figures(f.diff.diff));
       }
+    }
+    cases.push_back(std::move(c));
+  }
+  // With the auto criterion every shared value counts: one case for those
+  // inside both models.
+  if (r.auto_criterion) {
+    JUnitCase c;
+    c.classname = "compare";
+    c.name = "values inside both models";
+    std::vector<std::string> bad;
+    for (const auto& v : r.values)
+      if (!v.output && !v.diff.diff.pass) bad.push_back(fmt::format("'{}' (produced in A by {}): {}", v.name, v.producer_a, verdict_text(v)));
+    if (!bad.empty()) {
+      c.status = JUnitCase::Status::failed;
+      c.message = fmt::format("{} value{} outside the criterion; the first: {}", bad.size(), bad.size() == 1 ? "" : "s",
+                              bad.front());
+      c.details = fmt::format("{}\n", fmt::join(bad, "\n"));
     }
     cases.push_back(std::move(c));
   }
