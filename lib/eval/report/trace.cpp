@@ -198,13 +198,17 @@ bool Tracer::record(const std::string& key, const Tensor& a, const Tensor* a64, 
   }
   TracedValue& v = values_[it->second];
   const bool before = v.diff.diff.pass;
+  // This set's own verdict (the merged one only says whether every set was inside).
+  TracedValue alone = v;
+  alone.judge(a, a64, b, options_.criterion, true);
+  const bool inside = alone.diff.diff.pass || (codes && codes->rounding());
   v.judge(a, a64, b, options_.criterion, false);
   if (codes) {
     if (v.codes) v.codes->merge(*codes);
     else v.codes = *codes;
     if (codes->rounding() && before && !v.diff.diff.pass) v.diff.diff.pass = v.explained = true;
   }
-  return !before || v.diff.diff.pass;  // a value that failed before says nothing of this set: counted as inside
+  return inside;
 }
 
 void Tracer::run(const std::map<std::string, Tensor>& inputs) {
@@ -252,7 +256,7 @@ void Tracer::run(const std::map<std::string, Tensor>& inputs) {
   std::map<std::string, std::pair<Tensor, Tensor>> held;
   std::map<std::string, int> held_uses = quantizer_inputs_;
   std::map<std::string, Tensor> a_codes;  // by B's name
-  std::set<std::string> failed;
+  std::set<std::string> failed;        // outside in this set, inside in the sets before
   std::map<std::string, bool> inside;  // this set's verdicts
   in_model(1, [&] {
     EvalOptions o;
@@ -280,9 +284,11 @@ void Tracer::run(const std::map<std::string, Tensor>& inputs) {
         if (x != canon_[0].end() && --held_uses[x->second] <= 0) held.erase(x->second);
       }
       if (quantizer_inputs_.count(key)) held[key] = {a->first, t};
+      auto known = index_.find(key);
+      const bool inside_before = known == index_.end() || values_[known->second].diff.diff.pass;
       inside[key] = record(key, a->first, a64 ? &a64->first : nullptr, t, a->second.producer, producer,
                            a->second.order, codes ? &*codes : nullptr);
-      if (!inside[key]) failed.insert(key);
+      if (!inside[key] && inside_before) failed.insert(key);
     };
     evaluate(b_, inputs, o);
   });
