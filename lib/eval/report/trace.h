@@ -22,6 +22,13 @@
 //   magnitude; with the fixed one, element by element within rtol/atol of A
 //   (compare()). Several data sets merge: maxima of the errors, sums of
 //   the counts and histograms.
+// - Quantizers' codes (QuantizeLinear, DynamicQuantizeLinear output 0 of
+//   A) are compared as codes (codes.h): their float inputs, A's and B's,
+//   are held from when B produces them until the quantizer's codes are
+//   judged. Codes that differ only by rounding flips pass (explained); when
+//   some value of a set is outside while every flip is rounding, B runs
+//   again with A's codes in place of its flipped ones (a second Tracer), and
+//   each value inside then is explained: it differed only by the flips.
 #pragma once
 
 #include <array>
