@@ -103,3 +103,19 @@ TEST_CASE("fold --verify says when the whole model cannot run, and keeps its per
   CHECK(j["verify_model"]["ran"] == true);
   CHECK(j["verify_model"]["values"]["failed"] == 0);
 }
+
+TEST_CASE("inspect --fp16 takes --input-range with --random", "[verify][cli]") {
+  const std::string demo = testdata("demo_opset6.onnx").string();
+  auto r = run_cli({"inspect", demo, "--fp16", "--random", "1", "--input-range", "input=0:100"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("float16 risks (inputs measured)"));
+  r = run_cli({"inspect", demo, "--fp16", "--input-range", "input=0:100"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--input-range has no effect without --random"));
+  r = run_cli({"inspect", demo, "--input-range", "input=0:100"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("without --fp16"));
+  r = run_cli({"inspect", demo, "--fp16", "--random", "1", "--input-range", "nope=0:1"});
+  CHECK(r.exit_code == 2);
+}

@@ -158,14 +158,20 @@ Runner add_inspect(CLI::App& app) {
   sub->add_option("--input", opt->measure.inputs, "NAME=FILE: an input for --fp16's measurement (repeatable)");
   sub->add_option("--random", opt->seed_text, "--fp16: measure on seeded random inputs");
   sub->add_option("--dim", opt->measure.dims, "NAME=VALUE: a symbolic dim's size for --random (repeatable)");
+  sub->add_option("--input-range", opt->measure.ranges,
+                  "NAME=LO:HI: --random draws input NAME from [LO, HI] (integers; floats [LO, HI)) (repeatable)");
   sub->add_option("--to", opt->to_text, "Pre-flight: what upgrade --to N would do to every node, and every node that blocks it");
   return [opt, sub]() {
     json_errors(opt->json);
     if (given(*sub, "--to")) opt->to = int_value("--to", opt->to_text, INT64_MIN, INT64_MAX);
     if (given(*sub, "--random")) opt->measure.seed = seed_value("--random", opt->seed_text);
     refuse_without_effect(*sub, "--summary", !opt->json, "with --json: the JSON report is always whole");
-    for (const char* o : {"--input", "--random", "--dim"}) {
-      refuse_without_effect(*sub, o, opt->fp16, "without --fp16: --input, --random and --dim go with --fp16");
+    for (const char* o : {"--input", "--random", "--dim", "--input-range"}) {
+      refuse_without_effect(*sub, o, opt->fp16,
+                            "without --fp16: --input, --random, --dim and --input-range go with --fp16");
+    }
+    if (!opt->measure.ranges.empty() && !opt->measure.seed) {
+      throw Error(ErrorKind::usage, "--input-range has no effect without --random: it sets --random's data");
     }
     const Model model = load_model(opt->model);
     api::InspectRequest request;
@@ -174,6 +180,7 @@ Runner add_inspect(CLI::App& app) {
     request.inputs = read_inputs(opt->measure.inputs);
     request.seed = opt->measure.seed;
     request.dims = parse_dims(opt->measure.dims);
+    request.ranges = parse_ranges(opt->measure.ranges);
     request.file = opt->model;
     api::InspectOutcome o;
     try {

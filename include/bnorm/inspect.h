@@ -22,6 +22,7 @@ struct InspectRequest {
   std::map<std::string, Tensor> inputs;
   std::optional<uint64_t> seed;
   std::map<std::string, int64_t> dims;
+  std::map<std::string, InputRange> ranges;  // the values of random inputs by name (--input-range)
   std::optional<std::string> file;  // what the report's "file" says (null when not given)
 };
 

@@ -38,7 +38,7 @@ InspectOutcome inspect_model(const Model& model, const InspectRequest& request) 
   if (request.fp16) {
     o.measured = measuring;
     if (measuring) {
-      const auto inputs = complete_inputs(model, request.inputs, request.seed, request.dims);
+      const auto inputs = complete_inputs(model, request.inputs, request.seed, request.dims, request.ranges);
       o.risks = fp16_risks(model, &inputs);
     } else {
       o.risks = fp16_risks(model);
