@@ -73,7 +73,9 @@ Tracer::Tracer(const Model& a, const Model& b, TraceOptions options) : a_(a), b_
     names_[0][key] = name;
     names_[1][key] = it->second;
   }
+  // Codes are compared as codes under the auto criterion only (fixed: as before, element by element).
   for (const auto& n : a.proto.graph().node()) {
+    if (options_.criterion.fixed) break;
     if (n.op_type() != "QuantizeLinear" && n.op_type() != "DynamicQuantizeLinear") continue;
     auto c = canon_[0].find(n.output(0));
     if (c == canon_[0].end() || n.input_size() == 0) continue;

@@ -23,7 +23,7 @@
 //   (compare()). Several data sets merge: maxima of the errors, sums of
 //   the counts and histograms.
 // - Quantizers' codes (QuantizeLinear, DynamicQuantizeLinear output 0 of
-//   A) are compared as codes (codes.h): their float inputs, A's and B's,
+//   A) are compared as codes (codes.h; auto criterion only): their float inputs, A's and B's,
 //   are held from when B produces them until the quantizer's codes are
 //   judged. Codes that differ only by rounding flips pass (explained); when
 //   some value of a set is outside while every flip is rounding, B runs
