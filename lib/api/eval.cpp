@@ -51,7 +51,8 @@ json value_json(const TracedValue& v) {
   if (v.criterion == Criterion::rounding) {
     const RoundingDiff& r = v.rounding;
     j["rounding"] = {{"error_b", stats_json(r.b)},  {"error_a", stats_json(r.a)},   {"margin", kRoundingMargin},
-                     {"floor", r.floor},            {"worst_at", r.worst_at},       {"outside", r.outside},
+                     {"floor", r.floor},            {"channel_mean_a", r.channel_a}, {"channel_mean_b", r.channel_b},
+                     {"worst_at", r.worst_at},       {"outside", r.outside},
                      {"within_a_rounding", r.pass}};
   } else if (v.criterion == Criterion::scaled) {
     const ScaledDiff& s = v.scaled;

@@ -80,6 +80,8 @@ void RoundingDiff::merge(const RoundingDiff& o) {
   a.merge(o.a);
   b.merge(o.b);
   floor = std::max(floor, o.floor);
+  channel_a = std::max(channel_a, o.channel_a);
+  channel_b = std::max(channel_b, o.channel_b);
   if (o.worst > worst) {
     worst = o.worst;
     worst_at = o.worst_at;
@@ -112,6 +114,14 @@ RoundingDiff judge_rounding(const Tensor& a, const Tensor& a64, const Tensor& b)
     d.pass = d.outside == 0;
     return d;
   }
+  // Signed errors summed per index of axis 1 (rank >= 3, >= 16 elements each).
+  const int64_t rank = static_cast<int64_t>(a.dims.size());
+  const int64_t channels = rank >= 3 ? a.dims[1] : 0;
+  int64_t inner = 1;
+  for (int64_t k = 2; k < rank; ++k) inner *= a.dims[k];
+  const bool by_channel = channels > 0 && inner * a.dims[0] >= 16;
+  std::vector<double> sum_a(by_channel ? channels : 0), sum_b(sum_a.size());
+  std::vector<int64_t> count(sum_a.size());
   std::vector<double> ea, eb;
   ea.reserve(av.size());
   eb.reserve(av.size());
@@ -123,6 +133,12 @@ RoundingDiff judge_rounding(const Tensor& a, const Tensor& a64, const Tensor& b)
     if (std::isfinite(x) && std::isfinite(r) && std::isfinite(y)) {
       ea.push_back(std::fabs(x - r));
       eb.push_back(std::fabs(y - r));
+      if (by_channel) {
+        const size_t c = static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels);
+        sum_a[c] += x - r;
+        sum_b[c] += y - r;
+        ++count[c];
+      }
     } else if (!std::isfinite(y)) {
       nonfinite += !same_nonfinite(y, x) && !same_nonfinite(y, r);  // B's NaN or infinity must be A's or A64's
     } else if (!std::isfinite(r)) {
@@ -138,11 +154,17 @@ RoundingDiff judge_rounding(const Tensor& a, const Tensor& a64, const Tensor& b)
   d.outside += nonfinite;
   d.a = stats_of(std::move(ea));
   d.b = stats_of(std::move(eb));
-  const std::pair<const char*, double ErrorStats::*> at[] = {
-      {"median", &ErrorStats::median}, {"p90", &ErrorStats::p90}, {"p99", &ErrorStats::p99}, {"max", &ErrorStats::max}};
-  for (const auto& [name, field] : at) {
-    const double allowed = kRoundingMargin * (d.a.*field) + d.floor;
-    const double got = d.b.*field;
+  for (size_t c = 0; c < count.size(); ++c) {
+    if (!count[c]) continue;
+    d.channel_a = std::max(d.channel_a, std::fabs(sum_a[c]) / static_cast<double>(count[c]));
+    d.channel_b = std::max(d.channel_b, std::fabs(sum_b[c]) / static_cast<double>(count[c]));
+  }
+  const std::pair<const char*, std::pair<double, double>> at[] = {
+      {"median", {d.a.median, d.b.median}}, {"p90", {d.a.p90, d.b.p90}}, {"p99", {d.a.p99, d.b.p99}},
+      {"max", {d.a.max, d.b.max}},          {"channel mean", {d.channel_a, d.channel_b}}};
+  for (const auto& [name, ab] : at) {
+    const double allowed = kRoundingMargin * ab.first + d.floor;
+    const double got = ab.second;
     const double r = got == 0 ? 0 : allowed > 0 ? got / allowed : std::numeric_limits<double>::infinity();
     if (r > d.worst || d.worst_at.empty()) {
       d.worst = std::max(d.worst, r);

@@ -10,7 +10,12 @@
 //   floor = kRoundingFloor * u * max |A64|
 // with u the unit roundoff of A's type (2^-24 float, 2^-11 float16, 2^-8
 // bfloat16, 2^-53 double): the floor stands for exact zeros and outputs A
-// computes exactly, where e_A says nothing. `worst` is the largest
+// computes exactly, where e_A says nothing. For values of rank 3 or more
+// with at least 16 elements per index of axis 1 (NCHW channels), also the
+// largest |mean over a channel of the signed error| (B - A64 against
+// A - A64): a shift of one channel, which rounding does not make (its
+// errors average out over a channel), is seen there even when each element's
+// error is within rounding. `worst` is the largest
 // Q_p(e_B) / (margin * Q_p(e_A) + floor): at most 1 passes. Non-finite
 // elements pass when B's equals A's or A64's (the same infinity, NaN and
 // NaN). Integer and bool outputs (argmax indices, comparisons) pass element
@@ -39,8 +44,11 @@ struct RoundingDiff {
   ErrorStats a;            // e_A: A's own rounding
   ErrorStats b;            // e_B: B against A64
   double floor = 0;
-  double worst = 0;        // largest quantile ratio (above 1 fails)
-  std::string worst_at;    // "median", "p90", "p99", "max", or "elements" for integer outputs
+  // Largest |mean over an index of axis 1 of the signed error| of A and of
+  // B (0 when the value has no such channels).
+  double channel_a = 0, channel_b = 0;
+  double worst = 0;        // largest ratio (above 1 fails)
+  std::string worst_at;    // "median", "p90", "p99", "max", "channel mean", or "elements" for integer outputs
   int64_t outside = 0;     // elements B gets farther from A64 than margin * max(e_A) + floor (integers: equal to neither)
   int64_t elements = 0;
   std::string problem;     // shape or type disagreement; empty otherwise
