@@ -40,7 +40,7 @@ struct Case {
 
 }  // namespace
 
-TEST_CASE("B with errors like A's own is within A's rounding; ten times larger is not") {
+TEST_CASE("B with errors like A's own is within A's rounding, ten times larger is not") {
   Case c;
   RoundingDiff d = c.judge();
   CHECK(d.pass);
