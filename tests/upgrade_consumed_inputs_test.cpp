@@ -1,9 +1,12 @@
-// Every opset-1 op that carried `consumed_inputs` loses it going up
-// (issue 26): ONNX's 1 -> 6 adapter drops it for the ops ONNX converts, the
-// consumed_inputs_6 step for those bnorm converts itself further up (Clip,
-// Max, Mean, Min, Sum: their checks refused bnorm's own result before).
+// Legacy attributes going up (issue 26). Every opset-1 op that carried
+// `consumed_inputs` loses it: ONNX's 1 -> 6 adapter drops it for the ops
+// ONNX converts, the consumed_inputs_6 step for those bnorm converts itself
+// further up (Clip, Max, Mean, Min, Sum: bnorm's check refused its own
+// result before). Concat-1's optional axis is written when it becomes
+// required (concat_4: refused for targets of 11 and above before).
 #include <catch2/catch.hpp>
 
+#include "model/attrs.h"
 #include "support/upgrade_support.h"
 
 using namespace bnorm;
@@ -49,5 +52,26 @@ TEST_CASE("every opset-1 op with consumed_inputs loses it going up, with its num
         for (const auto& a : n.attribute()) CHECK(a.name() != "consumed_inputs");
       expect_same_outputs(m, up);  // NaN (Log, Sqrt of a negative input) matches NaN
     }
+  }
+}
+
+TEST_CASE("Concat-1 without axis (default 1) gets axis 1 going up to every opset, with its numbers",
+          "[upgrade][consumed_inputs]") {
+  GraphBuilder b(1);
+  b.input("a", DType::float32, {2, 3});
+  b.input("b", DType::float32, {2, 3});
+  b.node("Concat", {"a", "b"}, {"y"}, "cat");
+  add_output(b.graph(), "y", DType::float32, {2, 6});
+  b.graph().set_name("g");
+  Model m = b.model();
+  m.proto.set_ir_version(3);
+  for (const int64_t to : {4, 10, 11, 13, 17}) {
+    INFO("opset " << to);
+    const Model up = converted(m, to);
+    REQUIRE(up.proto.graph().node_size() == 1);
+    const auto* axis = find_attr(up.proto.graph().node(0), "axis");
+    REQUIRE(axis);
+    CHECK(axis->i() == 1);
+    expect_same_outputs(m, up);
   }
 }

@@ -39,7 +39,7 @@ const std::vector<OpChanges>& version_changes() {
       {"Ceil", {{6, T, "consumed_inputs removed (optional at 1)"}, {13, T}}},
       {"Clip", {{6, T, "consumed_inputs removed (optional at 1)", &steps::consumed_inputs_6}, {11, S, "", &steps::clip_11}, {12, T}, {13, T}}},
       {"Compress", {{11, S, "", &steps::axis_11}}},
-      {"Concat", {{4, O}, {11, S, "", &steps::axis_11}, {13, T}}},
+      {"Concat", {{4, S, "", &steps::concat_4}, {11, S, "", &steps::axis_11}, {13, T}}},
       {"Constant", {{9, T, "", &steps::constant_9}, {11, T}, {12, T}, {13, T}, {19, T}, {21, T}, {23, T}}},
       {"ConstantOfShape", {{20, T}, {21, T}, {23, T}}},
       {"Conv", {{11, O}, {22, T}}},
