@@ -75,3 +75,26 @@ TEST_CASE("Concat-1 without axis (default 1) gets axis 1 going up to every opset
     expect_same_outputs(m, up);
   }
 }
+
+TEST_CASE("Reshape-14 with allowzero = 1 goes below 14 when its constant shape holds no 0, else is refused by name",
+          "[upgrade][consumed_inputs]") {
+  auto reshape = [](std::vector<double> shape) {
+    GraphBuilder b(14);
+    b.input("x", DType::float32, {2, 3, 4});
+    b.initializer("shape", tensor_of(DType::int64, {static_cast<int64_t>(shape.size())}, shape));
+    set_attr(b.node("Reshape", {"x", "shape"}, {"y"}, "r"), "allowzero", int64_t{1});
+    add_output(b.graph(), "y", DType::float32, {});
+    b.graph().set_name("g");
+    return b.model();
+  };
+  const Model m = reshape({6, -1});
+  for (const int64_t to : {13, 5, 4}) {
+    INFO("opset " << to);
+    const Model down = converted(m, to);
+    CHECK_FALSE(find_attr(down.proto.graph().node(0), "allowzero"));
+    expect_same_outputs(m, down);
+  }
+  const std::string why = upgrade_error_of(reshape({0, 24}), 13);
+  CHECK_THAT(why, Catch::Contains("'r'") && Catch::Contains("allowzero = 1 with a 0 in the shape"));
+  CHECK_THAT(why, !Catch::Contains("Assertion"));
+}

@@ -125,10 +125,11 @@ std::string verify_model_text(const TraceResult& r, const std::string& a) {
                               ? fmt::format("within {}'s own rounding (it ran in float64)", a)
                               : fmt::format("within each value's magnitude ({} has no float64 evaluation: {})", a,
                                             r.float64_blocker);
-  if (!failed) return fmt::format("  verified   the {} values both models compute: {}\n", r.values.size(), how);
+  const std::string values = r.values.size() == 1 ? "the 1 value" : fmt::format("the {} values", r.values.size());
+  if (!failed) return fmt::format("  verified   {} both models compute: {}\n", values, how);
   const auto& v = *std::find_if(r.values.begin(), r.values.end(), [](auto& v) { return !v.diff.diff.pass; });
-  return fmt::format("  FAILED     {} of the {} values both models compute; the first, '{}' (produced in {} by {}): {}\n",
-                     failed, r.values.size(), v.name, a, v.producer_a, verdict_text(v));
+  return fmt::format("  FAILED     {} of {} both models compute; the first, '{}' (produced in {} by {}): {}\n", failed,
+                     values, v.name, a, v.producer_a, verdict_text(v));
 }
 
 int run_compare(const EvalCliOptions& o) {
