@@ -14,7 +14,10 @@
 namespace bnorm::api {
 
 struct FoldRequest {
-  bool verify = false;          // prove each fold on seeded random inputs (the report's "verify")
+  // Prove each fold on seeded random inputs (the report's "verify"), then,
+  // where bnorm eval runs the whole model, judge every value the input and
+  // the folded model compute as eval --compare does ("verify_model").
+  bool verify = false;
   uint64_t seed = 0;            // of verify's inputs
   // The values of verify's random inputs (each fold's X, or a graph input
   // of the whole-model check) by name (--input-range).
