@@ -57,24 +57,37 @@ std::string shape_text(const std::vector<int64_t>& dims) {
   return fmt::format("[{}]", fmt::join(dims, ", "));
 }
 
+// What "tolerance" means in this report.
+std::string criterion_line(const TraceResult& r) {
+  if (!r.auto_criterion) return "<p class=\"meta\">Tolerance: element by element, within rtol and atol of A.</p>\n";
+  if (r.float64_blocker.empty()) {
+    return "<p class=\"meta\">Tolerance: A's own rounding (A run in float64): each value's error quantiles and "
+           "channel means at most 4 times A's own, plus 64 units of roundoff of its largest value.</p>\n";
+  }
+  return "<p class=\"meta\">Tolerance: relative to each value's magnitude (A has no float64 evaluation: " +
+         xml_escape(r.float64_blocker) + ").</p>\n";
+}
+
 std::string summary(const CompareReport& rep) {
   const TraceResult& r = rep.result;
   const int sets = r.data_sets;
   if (r.first < 0) {
-    return fmt::format("<p id=\"summary\" class=\"summary agree\">The models agree: all {} compared value{} within "
+    return criterion_line(r) +
+           fmt::format("<p id=\"summary\" class=\"summary agree\">The models agree: all {} compared value{} within "
                        "tolerance over {} input set{}.</p>",
                        r.values.size(), r.values.size() == 1 ? " is" : "s are", sets, sets == 1 ? "" : "s");
   }
   const TracedValue& v = r.values[r.first];
   const std::string by = std::isfinite(v.diff.worst) ? fmt::format("{:.3g}", v.diff.worst) : "inf";
   if (!rep.traced) {
-    return fmt::format("<p id=\"summary\" class=\"summary differ\">The models differ: output <code>{}</code> has max "
+    return criterion_line(r) +
+           fmt::format("<p id=\"summary\" class=\"summary differ\">The models differ: {} <code>{}</code> has max "
                        "abs error {:.3g}, max rel {:.3g}, {} times the tolerance, {} of {} elements outside tolerance "
                        "(--trace finds the node where they part).</p>",
-                       xml_escape(v.name), v.diff.diff.max_abs, v.diff.diff.max_rel, by, v.diff.diff.mismatches,
+                       v.output ? "output" : "value", xml_escape(v.name), v.diff.diff.max_abs, v.diff.diff.max_rel, by, v.diff.diff.mismatches,
                        v.diff.diff.elements);
   }
-  return fmt::format(
+  return criterion_line(r) + fmt::format(
       "<p id=\"summary\" class=\"summary differ\">First divergence at node <b>{}</b> (value <code>{}</code>; in B: "
       "<b>{}</b>): max abs error {:.3g}, max rel {:.3g}, {} times the tolerance, {} of {} elements outside "
       "tolerance.</p>",
