@@ -208,18 +208,10 @@ std::map<std::string, Tensor> make_inputs(const Model& model, uint64_t seed, con
 Report compare(const Model& a, const Model& b, const CompareRequest& request) {
   const auto inputs = random_inputs(a, request.seed, request.dims, request.inputs, request.ranges);
   const CompareCriterion criterion = compare_criterion(request.tolerance, request.rtol, request.atol, request.error_stat);
-  TraceResult r;
-  if (request.trace) {
-    TraceOptions topt;
-    topt.criterion = criterion;
-    Tracer tracer(a, b, topt);
-    tracer.run(inputs);
-    r = tracer.result();
-  } else {
-    TraceOptions topt;
-    topt.criterion = criterion;
-    r = compare_models(a, b, {inputs}, topt, request.a.value_or("A"), request.b.value_or("B"));
-  }
+  TraceOptions topt;
+  topt.criterion = criterion;
+  const TraceResult r =
+      compare_models(a, b, {inputs}, topt, request.a.value_or("A"), request.b.value_or("B"), request.trace);
   json doc = compare_document(r, request.a, request.b, request.seed, request.trace);
   const bool pass = doc["pass"].get<bool>();
   return Report{std::move(doc), pass ? 0 : 1};

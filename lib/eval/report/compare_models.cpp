@@ -11,10 +11,11 @@
 namespace bnorm {
 
 TraceResult compare_models(const Model& a, const Model& b, const std::vector<std::map<std::string, Tensor>>& sets,
-                           const TraceOptions& options, const std::string& a_name, const std::string& b_name) {
+                           const TraceOptions& options, const std::string& a_name, const std::string& b_name,
+                           bool every_value) {
   const CompareCriterion& criterion = options.criterion;
   TraceResult r;
-  if (!criterion.fixed) {
+  if (!criterion.fixed || every_value) {
     // Every value both models compute is judged: an error below A's own
     // rounding at the outputs is still seen where it enters.
     Tracer tracer(a, b, options);
@@ -59,9 +60,13 @@ TraceResult compare_models(const Model& a, const Model& b, const std::vector<std
         v.output = true;
         v.dtype = ya[name].dtype;
         v.dims = ya[name].dims;
+        v.judge(ya[name], nullptr, yb[other], criterion);
         r.values.push_back(std::move(v));
+      } else {
+        TracedValue set;
+        set.judge(ya[name], nullptr, yb[other], criterion);
+        r.values[i].merge(set);
       }
-      r.values[i].judge(ya[name], nullptr, yb[other], criterion, first);
     }
     ++r.data_sets;
   }

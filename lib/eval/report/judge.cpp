@@ -23,8 +23,7 @@ Tolerance fixed_tolerance(const CompareCriterion& c, DType t) {
   return tol;
 }
 
-void TracedValue::judge(const Tensor& a, const Tensor* a64, const Tensor& b, const CompareCriterion& c,
-                        bool first_set) {
+void TracedValue::judge(const Tensor& a, const Tensor* a64, const Tensor& b, const CompareCriterion& c) {
   tol = fixed_tolerance(c, a.dtype);
   ValueDiff d = diff_values(a, b, tol);
   const bool shapes_agree = d.diff.problem.empty();
@@ -33,8 +32,7 @@ void TracedValue::judge(const Tensor& a, const Tensor* a64, const Tensor& b, con
     d.diff.pass = r.pass && shapes_agree;
     d.worst = r.worst;
     d.diff.mismatches = r.outside;
-    if (first_set) rounding = std::move(r);
-    else rounding.merge(r);
+    rounding = std::move(r);
   } else if (criterion == Criterion::scaled) {
     ScaledDiff s = judge_scaled(a, b, c.stat, c.rel ? *c.rel : scaled_tolerance(a.dtype));
     const double got = s.problem.empty() ? stat_of(s.error, s.stat) : 0;
@@ -44,11 +42,19 @@ void TracedValue::judge(const Tensor& a, const Tensor* a64, const Tensor& b, con
               : s.allowed > 0                 ? got / s.allowed
                                               : std::numeric_limits<double>::infinity();
     d.diff.mismatches = s.outside;
-    if (first_set) scaled = std::move(s);
-    else scaled.merge(s);
+    scaled = std::move(s);
   }
-  if (first_set) diff = std::move(d);
-  else diff.merge(d);
+  diff = std::move(d);
+}
+
+void TracedValue::merge(const TracedValue& set) {
+  diff.merge(set.diff);
+  rounding.merge(set.rounding);
+  scaled.merge(set.scaled);
+  if (set.codes) {
+    if (codes) codes->merge(*set.codes);
+    else codes = set.codes;
+  }
 }
 
 }  // namespace bnorm

@@ -191,7 +191,7 @@ bool Tracer::record(const std::string& key, const Tensor& a, const Tensor* a64, 
     v.dims = a.dims;
     for (const auto& o : a_.proto.graph().output()) v.output = v.output || o.name() == v.name;
     v.criterion = options_.criterion.fixed ? Criterion::fixed : a64 ? Criterion::rounding : Criterion::scaled;
-    v.judge(a, a64, b, options_.criterion, true);
+    v.judge(a, a64, b, options_.criterion);
     if (codes) v.codes = *codes;
     if (codes && codes->rounding() && !v.diff.diff.pass) v.diff.diff.pass = v.explained = true;
     index_[key] = values_.size();
@@ -200,16 +200,14 @@ bool Tracer::record(const std::string& key, const Tensor& a, const Tensor* a64, 
   }
   TracedValue& v = values_[it->second];
   const bool before = v.diff.diff.pass;
-  // This set's own verdict (the merged one only says whether every set was inside).
-  TracedValue alone = v;
-  alone.judge(a, a64, b, options_.criterion, true);
-  const bool inside = alone.diff.diff.pass || (codes && codes->rounding());
-  v.judge(a, a64, b, options_.criterion, false);
-  if (codes) {
-    if (v.codes) v.codes->merge(*codes);
-    else v.codes = *codes;
-    if (codes->rounding() && before && !v.diff.diff.pass) v.diff.diff.pass = v.explained = true;
-  }
+  // This set's own judgement (the merged verdict only says whether every set was inside).
+  TracedValue set;
+  set.criterion = v.criterion;
+  set.judge(a, a64, b, options_.criterion);
+  if (codes) set.codes = *codes;
+  const bool inside = set.diff.diff.pass || (codes && codes->rounding());
+  v.merge(set);
+  if (codes && codes->rounding() && before && !v.diff.diff.pass) v.diff.diff.pass = v.explained = true;
   return inside;
 }
 

@@ -111,8 +111,11 @@ struct TracedValue {
   // when B runs again with A's codes in place of its flipped ones.
   bool explained = false;
   // Judges this value's (a, a64, b) of one data set by `criterion` (a64
-  // unused unless rounding) and merges it into what earlier sets gave.
-  void judge(const Tensor& a, const Tensor* a64, const Tensor& b, const CompareCriterion& c, bool first_set);
+  // unused unless rounding), replacing any earlier judgement.
+  void judge(const Tensor& a, const Tensor* a64, const Tensor& b, const CompareCriterion& c);
+  // Adds a later data set's judgement of the same value (maxima of the
+  // errors, sums of the counts).
+  void merge(const TracedValue& set);
 };
 
 struct TraceResult {

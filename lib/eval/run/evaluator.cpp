@@ -307,14 +307,7 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env)
       if (k == 0 && ctx.fused) name = g.node(j).output(0);
       if (options_.replace && &g == main_) {
         auto it = options_.replace->find(name);
-        if (it != options_.replace->end()) {
-          if (it->second.dtype != out[k].dtype || it->second.dims != out[k].dims) {
-            fail(ErrorKind::input, "the value replacing '{}' is {} {}, the node computes {} {}", name,
-                 dtype_name(it->second.dtype), shape_str(it->second.dims), dtype_name(out[k].dtype),
-                 shape_str(out[k].dims));
-          }
-          out[k] = it->second;
-        }
+        if (it != options_.replace->end()) eval::replace_output(name, it->second, out[k]);
       }
       out[k].name = name;
       env.values[name] = Value::of(std::move(out[k]));

@@ -75,4 +75,13 @@ void check_given_input(const onnx::ValueInfoProto& vi, Value& v, bool shapes) {
   }
 }
 
+void replace_output(const std::string& name, const Tensor& with, Tensor& computed) {
+  if (with.dtype != computed.dtype || with.dims != computed.dims) {
+    throw Error(ErrorKind::input, fmt::format("the value replacing '{}' is {} {}, the node computes {} {}", name,
+                                              dtype_name(with.dtype), shape_str(with.dims),
+                                              dtype_name(computed.dtype), shape_str(computed.dims)));
+  }
+  computed = with;
+}
+
 }  // namespace bnorm::eval

@@ -13,4 +13,8 @@ namespace bnorm::eval {
 
 void check_given_input(const onnx::ValueInfoProto& declared, Value& given, bool shapes);
 
+// EvalOptions::replace: `computed`, node output `name`, becomes `with`,
+// which must have its type and shape (Error(input) naming both otherwise).
+void replace_output(const std::string& name, const Tensor& with, Tensor& computed);
+
 }  // namespace bnorm::eval
