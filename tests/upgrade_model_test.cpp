@@ -29,7 +29,8 @@ int count_op(const onnx::GraphProto& g, const std::string& op) {
   return k;
 }
 
-Model softmax_model(int64_t opset, const std::string& op, int64_t axis, bool known_shape) {
+// X float [2, 3, 4]; known_shape false: symbolic dims; no_shape: no shape at all.
+Model softmax_model(int64_t opset, const std::string& op, int64_t axis, bool known_shape, bool no_shape = false) {
   GraphBuilder b(opset);
   auto& m = const_cast<Model&>(b.model());
   m.proto.set_ir_version(required_ir_version(opset));
@@ -37,6 +38,7 @@ Model softmax_model(int64_t opset, const std::string& op, int64_t axis, bool kno
   b.input("x", DType::float32, {2, 3, 4});
   auto* shape = b.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   for (int i = 0; i < 3 && !known_shape; ++i) shape->mutable_dim(i)->set_dim_param("d" + std::to_string(i));
+  if (no_shape) b.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
   test::set_attr(b.node(op, {"x"}, {"y"}, "sm"), "axis", axis);
   *b.graph().add_output() = b.graph().input(0);
   b.graph().mutable_output(0)->set_name("y");
@@ -110,11 +112,32 @@ TEST_CASE("Softmax, LogSoftmax and Hardmax 12 -> 13 over a non-last axis need no
   CHECK(r.rewrites[0].op == op);
 }
 
-TEST_CASE("Softmax over the last axis only has its axis rewritten, 13 -> 12 refuses other axes", "[upgrade]") {
+TEST_CASE("Softmax over the last axis only has its axis rewritten", "[upgrade]") {
   Model m = softmax_model(12, "Softmax", 2, true);
   upgrade_model(m, {});
   CHECK(m.proto.graph().node_size() == 1);
-  CHECK(upgrade_error_of(softmax_model(13, "Softmax", 1, true), 12).find("not the last axis") != std::string::npos);
+}
+
+TEST_CASE("Softmax, LogSoftmax and Hardmax 13 -> 12, 10 over a non-last axis go between two Transposes, with their numbers",
+          "[upgrade]") {
+  const std::string op = GENERATE("Softmax", "LogSoftmax", "Hardmax");
+  for (const int64_t axis : {0, 1, -2, -3}) {
+    for (const int64_t to : {12, 10}) {
+      INFO(op << " axis " << axis << " -> " << to);
+      const Model m = softmax_model(13, op, axis, true);
+      const Model down = converted(m, to);
+      const auto& g = down.proto.graph();
+      REQUIRE(count_op(g, "Transpose") == 2);
+      for (const auto& n : g.node()) {
+        if (n.op_type() == op) CHECK(attr_of(n, "axis")->i() == 2);  // the last axis, written non-negative
+      }
+      expect_same_outputs(m, down);
+    }
+  }
+  // Without the input's rank there is no permutation to write: refused by name.
+  const std::string why = upgrade_error_of(softmax_model(13, "Softmax", 1, false, true), 12);
+  CHECK(why.find("'sm'") != std::string::npos);
+  CHECK(why.find("rank") != std::string::npos);
 }
 
 TEST_CASE("removed ops and opsets newer than bnorm converts fail with both named", "[upgrade]") {

@@ -12,9 +12,21 @@
 // shape, so the rewrite needs no static shape (ONNX 1.12's adapter does: it
 // fails when X's shape is unknown, and writes unknown dims into its Reshape;
 // it also takes Hardmax as unchanged, which it is not).
-// Down with an axis that is not the last: refused (it would need a
-// Transpose); Error naming the node.
+//
+//   Otherwise, down (X's rank r known; P swaps axis k and the last axis, so
+//   P is its own inverse):
+//   Before (13): X -> Softmax(axis=k) -> Y
+//   After  (12): X -> Transpose(P) -> Softmax(axis=r-1) -> Transpose(P) -> Y
+//
+// Version 12 at axis r-1 normalizes each row of the last axis, which
+// Transpose(P) made axis k: the same elements, the same arithmetic (Hardmax
+// takes the first maximum along the axis in both). Without X's rank there
+// is no P to write: Error naming the node.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "transforms/upgrade/steps/step.h"
@@ -61,12 +73,32 @@ void softmax_12_13_up(NormSite& s) {
 
 void softmax_12_13_down(NormSite& s) {
   const Plan p = match(s, -1);
-  if (!p.last) {
+  if (!p.last && !p.rank) {
     throw Error(ErrorKind::unsupported,
-                fmt::format("{} over axis {} (not the last axis) has no equivalent at opset {}", s.node.op_type(),
-                            p.axis, s.target_opset))
+                fmt::format("{} over axis {} needs the rank of '{}' below opset 13 (to move the axis last with a "
+                            "Transpose), and the rank is unknown",
+                            s.node.op_type(), p.axis, s.node.input(0)))
         .at_node(node_label(s.node), s.node.op_type(), 13)
-        .with_hint("convert to opset 13 or later");
+        .with_hint("declare the input's shape, or convert to opset 13 or later");
+  }
+  if (!p.last) {
+    const int r = *p.rank;
+    std::vector<int64_t> perm(static_cast<size_t>(r));
+    for (int i = 0; i < r; ++i) perm[static_cast<size_t>(i)] = i;
+    std::swap(perm[static_cast<size_t>(p.axis)], perm.back());
+    const std::string x = s.node.input(0), y = s.node.output(0);
+    const std::string xt = s.fresh(x + "_axis_last"), yt = s.fresh(y + "_axis_last");
+    set_ints(s.add_before("Transpose", {x}, {xt}), "perm", perm);
+    s.node.set_input(0, xt);
+    s.node.set_output(0, yt);
+    set_ints(s.add_after("Transpose", {yt}, {y}), "perm", perm);
+    s.new_ranks[xt] = r;
+    s.new_ranks[yt] = r;
+    if (const auto t = s.type_of(x)) s.new_types[xt] = s.new_types[yt] = *t;
+    set_int(s.node, "axis", r - 1);
+    s.report.set.push_back(fmt::format("axis {} moved last by Transpose(perm = [{}]) before and after; axis = {}",
+                                       p.axis, fmt::join(perm, ", "), r - 1));
+    return;
   }
   if (p.rank) {
     set_int(s.node, "axis", *p.rank - 1);
