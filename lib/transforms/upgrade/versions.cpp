@@ -141,7 +141,7 @@ const std::vector<OpChanges>& version_changes() {
           {19, V, "coordinate_transformation_mode=half_pixel_symmetric"}}},
       {"RoiAlign", {{16, S, "", &steps::roialign_16}, {22, T}}},
       {"Round", {{22, T}}},
-      {"Scan", {{9, O}, {11, S, "", &steps::axis_11}, {16, T}, {19, T}, {21, T}, {23, T}}},
+      {"Scan", {{9, S, "", &steps::scan_8_9}, {11, S, "", &steps::axis_11}, {16, T}, {19, T}, {21, T}, {23, T}}},
       {"Scatter", {{11, O}}},
       {"ScatterElements", {{13, T}, {16, A, "reduction=none"}, {18, V, "reduction=max|min"}}},
       {"ScatterND", {{13, T}, {16, A, "reduction=none"}, {18, V, "reduction=max|min"}}},

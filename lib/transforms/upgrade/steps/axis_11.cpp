@@ -185,8 +185,7 @@ void axis_11_convert(NormSite& s) {
     return;
   }
   // Match: every refusal before any rewrite.
-  if (op == "Scan" && to < 9) refuse(s, "Scan-8 has another form (a batch axis, sequence_lens), which bnorm does not convert to");
-  refuse_missing_types(s, to);
+  if (op != "Scan" || to >= 9) refuse_missing_types(s, to);  // Scan-8's inputs start with sequence_lens: scan_8_9.cpp
   if ((op == "ArgMax" || op == "ArgMin") && to < 12 && attr_int(n, "select_last_index", 0) != 0) {
     refuse(s, "select_last_index = 1 picks the last of equal values, which versions below 12 cannot say");
   }
@@ -244,15 +243,6 @@ void axis_11_convert(NormSite& s) {
   s.version = to;
 }
 
-namespace {
-
-// Also Scan 9 -> 8 (refused by axis_11_convert: Scan-8 has a batch axis).
-bool axis_11_applies(const onnx::NodeProto& n, int64_t from, int64_t to) {
-  return crosses_step(axis_11, n.op_type(), from, to) || (n.op_type() == "Scan" && to < 9 && from >= 9);
-}
-
-}  // namespace
-
-const Step axis_11{"axis_11", "axis_11", axis_11_convert, axis_11_convert, axis_11_applies};
+const Step axis_11{"axis_11", "axis_11", axis_11_convert, axis_11_convert};
 
 }  // namespace bnorm::steps
