@@ -216,8 +216,9 @@ TEST_CASE("the steps a node runs up to 17 and their order come from the table", 
   CHECK(names("Resize", 13, 11) == V{"resize_10"});
   CHECK(names("Resize", 10, 9) == V{"resize_10"});   // below its first version: Upsample
   CHECK(names("Upsample", 10, 12) == V{"upsample"});  // deprecated at 10: Resize
-  CHECK(names("Scan", 9, 8) == V{"axis_11"});
-  CHECK(names("Scan", 8, 9).empty());
+  CHECK(names("Scan", 9, 8) == V{"scan_8_9"});
+  CHECK(names("Scan", 11, 8) == (V{"axis_11", "scan_8_9"}));
+  CHECK(names("Scan", 8, 9) == V{"scan_8_9"});
   CHECK(names("Loop", 11, 10, 2) == V{"loop_11"});    // no loop-carried value: refused in the step
   CHECK(names("Loop", 11, 10, 3).empty());            // type-only
   CHECK(names("Constant", 9, 8, 0).empty());          // no value Constant-1 lacks
