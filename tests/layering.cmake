@@ -20,7 +20,7 @@ set(levels
   # fold, fuse and upgrade are wings of their own: fold sees neither other wing
   "transforms/fold/|\"transforms/(upgrade|fuse)/"
   # upgrade: shared types, tables and steps < the passes < the node plan < upgrade_model < preflight, verify
-  "transforms/upgrade/(types|ir_types|versions|schema|value_info|plan)\\.(h|cpp)$|${up}(upgrade|preflight|node_plan|verify|lower_pass|bf16_pass|onnx_converter|restore|high)\\.h|\"transforms/fuse/"
+  "transforms/upgrade/(types|ir_types|attr_blockers|structure|versions|schema|value_info|plan)\\.(h|cpp)$|${up}(upgrade|preflight|node_plan|verify|lower_pass|bf16_pass|onnx_converter|restore|high)\\.h|\"transforms/fuse/"
   "transforms/upgrade/(steps|lower)/|${up}(upgrade|preflight|node_plan|verify|lower_pass|bf16_pass|onnx_converter|restore|high)\\.h|\"transforms/fuse/"
   "transforms/upgrade/(lower_pass|bf16_pass|onnx_converter|type_only|restore|high)\\.(h|cpp)$|${up}(upgrade|preflight|node_plan|verify)\\.h|\"transforms/fuse/"
   "transforms/fuse/|${up}(upgrade|preflight|node_plan|verify|lower_pass|bf16_pass|onnx_converter|restore|high)\\.h"

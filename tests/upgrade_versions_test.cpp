@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/attr_values.h"
 #include "model/op_versions.h"
 #include "transforms/upgrade/steps/step.h"
 #include "transforms/upgrade/schema.h"
@@ -168,7 +169,7 @@ TEST_CASE("the step table: every step row carries a step, each step is named onc
   }
   const std::vector<const Step*> steps = table_steps();
   CHECK(steps.size() == rows_of.size());
-  CHECK(steps.size() == 40);  // the declarations in versions.h
+  CHECK(steps.size() == 41);  // the declarations in versions.h
   std::set<std::string> names;
   for (const Step* st : steps) {
     INFO(st->name);
@@ -224,4 +225,31 @@ TEST_CASE("the steps a node runs up to 17 and their order come from the table", 
   CHECK(names("Constant", 9, 8, 0).empty());          // no value Constant-1 lacks
   CHECK(names("ReduceSum", 12, 13) == V{"axis_11"});
   CHECK(names("Split", 17, 18).empty());              // above 17: row by row (high.cpp)
+}
+
+TEST_CASE("each attribute value a `value` row adds is in the value table from that version on and not before",
+          "[upgrade][versions]") {
+  int rows = 0;
+  for (const auto& op : version_changes()) {
+    for (const auto& c : op.changes) {
+      if (c.kind != VersionKind::value) continue;
+      const std::string detail = c.detail;  // "attr=v1|v2"
+      const auto eq = detail.find('=');
+      REQUIRE(eq != std::string::npos);
+      const std::string attr = detail.substr(0, eq);
+      std::stringstream values(detail.substr(eq + 1));
+      const int before = op_version_at(op.op, c.version - 1);
+      for (std::string v; std::getline(values, v, '|');) {
+        INFO(op.op << "-" << c.version << " " << attr << " " << v);
+        const auto* now = allowed_attr_values(op.op, attr, c.version);
+        const auto* then = allowed_attr_values(op.op, attr, before);
+        REQUIRE(now);
+        REQUIRE(then);
+        CHECK(std::count(now->begin(), now->end(), v) == 1);
+        CHECK(std::count(then->begin(), then->end(), v) == 0);
+      }
+      ++rows;
+    }
+  }
+  CHECK(rows == 3);  // Pad-19 wrap, ScatterElements-18 and ScatterND-18 max|min (Resize-19: the resize_19 step)
 }

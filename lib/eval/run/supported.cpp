@@ -11,6 +11,7 @@
 #include "eval/run/op.h"
 #include "model/node_label.h"
 #include "model/norm_op.h"
+#include "model/attr_values.h"
 #include "model/op_versions.h"
 
 namespace bnorm::eval {
@@ -26,7 +27,7 @@ std::string unsupported_reason(const onnx::NodeProto& n, int64_t opset) {
   const ResolvedOp r = resolve_op(n.op_type(), opset);
   if (!r.known) return fmt::format("op '{}' is not an ONNX op", n.op_type());
   if (!r.version) return fmt::format("op '{}' does not exist at opset {}: {}", n.op_type(), opset, r.why_not);
-  if (find_op(n.op_type(), r.version)) return {};
+  if (find_op(n.op_type(), r.version)) return attr_value_problem(n, r.version);  // never another version's meaning
   if (const char* why = refusal_reason(n.op_type())) {
     return fmt::format("op '{}' is not supported by bnorm eval: {}", n.op_type(), why);
   }

@@ -7,7 +7,7 @@
 #include "model/model.h"
 #include "model/onnx_guards.h"
 #include "transforms/upgrade/upgrade.h"
-#include "transforms/upgrade/high.h"
+#include "transforms/upgrade/structure.h"
 
 namespace bnorm {
 
@@ -39,7 +39,7 @@ void locate_external_data(onnx::ModelProto& m, const std::filesystem::path& mode
 
 void check_model_full(const onnx::ModelProto& model, const std::filesystem::path& model_dir) {
   if (default_opset(model) > kOnnxConverterMaxOpset) {
-    upgrade_detail::check_high_schemas(model);  // ONNX 1.12's checker knows no opset above 17
+    upgrade_detail::check_structure(model);  // ONNX 1.12's checker knows no opset above 17
     return;
   }
   install_onnx_inference_guards();
@@ -53,6 +53,7 @@ void check_model_full(const onnx::ModelProto& model, const std::filesystem::path
     throw Error(ErrorKind::input, fmt::format("the converted model does not pass ONNX's checker: {}", e.what()))
         .with_hint("nothing was written; --no-check writes it anyway");
   }
+  upgrade_detail::check_structure(model);  // what ONNX's checker leaves unchecked (structure.h)
 }
 
 

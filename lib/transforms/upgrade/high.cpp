@@ -213,39 +213,4 @@ std::vector<NodePlan> plan_high(const onnx::ModelProto& m, int64_t from, int64_t
   return plans;
 }
 
-void check_high_schemas(const onnx::ModelProto& m) {
-  const int64_t opset = default_opset(m);
-  const onnx::ModelProto inferred = with_inferred_shapes(m);
-  const GraphIndex index(inferred);
-  std::vector<std::string> problems;
-  for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
-    const GraphIndex::Scope* scope = nullptr;
-    for (const auto& sc : index.scopes())
-      if (sc->graph == &g) scope = sc.get();
-    if (!scope) return;
-    for (int i = 0; i < g.node_size(); ++i) {
-      const onnx::NodeProto& n = g.node(i);
-      if (!is_default_domain(n.domain())) continue;
-      const std::string label = quoted_label(n, i, path);
-      const ResolvedOp r = resolve_op(n.op_type(), opset);
-      if (r.version == 0) {
-        problems.push_back(fmt::format("{}: op '{}' does not exist at opset {}: {}", label, n.op_type(), opset,
-                                       r.why_not.empty() ? "unknown op" : r.why_not));
-        continue;
-      }
-      const OpSchemaInfo* s = schema_info(n.op_type(), r.version);
-      if (!s || s->max_out == 0) continue;  // no schema in the Changelog (a deprecation note only)
-      const std::string p = check_schema(n, *s, [&](const std::string& v) -> std::string {
-        const onnx::TypeProto* t = index.declared_type(*scope, v);
-        return t ? type_text(*t) : "";
-      });
-      if (!p.empty()) problems.push_back(fmt::format("{} ({}-{}): {}", label, n.op_type(), r.version, p));
-    }
-  });
-  if (problems.empty()) return;
-  throw Error(ErrorKind::input, fmt::format("the converted model does not pass bnorm's schema check at opset {}:\n  {}",
-                                            opset, fmt::join(problems, "\n  ")))
-      .with_hint("nothing was written; --no-check writes it anyway");
-}
-
 }  // namespace bnorm::upgrade_detail

@@ -6,7 +6,7 @@
 // with defaults are dropped going down when at their default; named steps
 // (transforms/upgrade/steps/reduce_axes_18.cpp, split_18.cpp, pad_18.cpp, dft_20.cpp,
 // gridsample_20.cpp) rewrite the node. Models written at 18+ are checked
-// by check_high_schemas() instead of ONNX's checker.
+// by bnorm's structural check alone (structure.h), ONNX's checker knowing none.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -27,12 +27,5 @@ void convert_high(onnx::ModelProto& m, int64_t from, int64_t to, UpgradeReport& 
 // What convert_high would do to each node that changes version, without
 // changing `m`: one NodePlan per such node (blocker set when it cannot).
 std::vector<NodePlan> plan_high(const onnx::ModelProto& m, int64_t from, int64_t to);
-
-// bnorm's check of a model at opset 18+ (ONNX 1.12's checker knows no such
-// opset): every default-domain node exists at the opset and fits its
-// schema there (input/output counts, required and known attributes,
-// element types where shape inference knows them). Throws one Error(input)
-// listing every problem.
-void check_high_schemas(const onnx::ModelProto& m);
 
 }  // namespace bnorm::upgrade_detail

@@ -15,6 +15,7 @@
 #include "model/norm_op.h"
 #include "model/op_versions.h"
 #include "transforms/upgrade/bf16_pass.h"
+#include "transforms/upgrade/attr_blockers.h"
 #include "transforms/upgrade/ir_types.h"
 #include "transforms/upgrade/high.h"
 #include "transforms/upgrade/lower_pass.h"
@@ -97,6 +98,7 @@ UpgradePlan plan_nodes(const Model& model, int64_t target) {
   }
   const int64_t from = plan.from_opset, mid = kOnnxConverterMaxOpset;
   plan.blockers = type_blockers(model.proto, target);
+  for (auto& b : attr_value_blockers(model.proto)) plan.blockers.push_back(std::move(b));
   // Nodes lowered first (lower_pass.h); the other parts skip them.
   std::set<std::pair<std::string, std::string>> lowered;
   for (auto& p : plan_lowering(model.proto, from, target)) {

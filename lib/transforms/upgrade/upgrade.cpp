@@ -25,6 +25,7 @@
 #include "transforms/upgrade/schema.h"
 #include "transforms/upgrade/restore.h"
 #include "transforms/upgrade/value_info.h"
+#include "transforms/upgrade/attr_blockers.h"
 #include "transforms/upgrade/ir_types.h"
 
 namespace bnorm {
@@ -293,6 +294,14 @@ UpgradeReport upgrade_model(Model& model, const UpgradeOptions& options) {
   if (const auto blockers = type_blockers(model.proto, to); !blockers.empty()) {
     throw Error(ErrorKind::unsupported, fmt::format("the model cannot be converted to opset {}:\n  {}", to,
                                                     fmt::join(blockers, "\n  ")));
+  }
+  if (const auto blockers = attr_value_blockers(model.proto); !blockers.empty()) {
+    throw Error(ErrorKind::input, fmt::format("the model cannot be converted: {}\n  {}",
+                                              blockers.size() == 1 ? "a node holds a value its version does not define:"
+                                                                   : "nodes hold values their versions do not define:",
+                                              fmt::join(blockers, "\n  ")))
+        .with_hint("the value belongs to another version of the op: write the node at that opset, or a value its "
+                   "version defines");
   }
   // Each pass with its time at -v.
   auto timed = [](const char* what, auto&& pass) {

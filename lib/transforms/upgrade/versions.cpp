@@ -138,7 +138,7 @@ const std::vector<OpChanges>& version_changes() {
       {"Relu", {{6, T, "consumed_inputs removed (optional at 1)"}, {13, T}, {14, T}}},
       {"Reshape", {{5, S, "", &steps::reshape_5}, {13, T}, {14, S, "", &steps::reshape_14}, {19, T}, {21, T}, {23, T}}},
       {"Resize", {{11, S, "", &steps::resize_10}, {13, S, "", &steps::resize_10}, {18, S, "", &steps::resize_18},
-          {19, V, "coordinate_transformation_mode=half_pixel_symmetric"}}},
+          {19, S, "", &steps::resize_19}}},
       {"RoiAlign", {{16, S, "", &steps::roialign_16}, {22, T}}},
       {"Round", {{22, T}}},
       {"Scan", {{9, S, "", &steps::scan_8_9}, {11, S, "", &steps::axis_11}, {16, T}, {19, T}, {21, T}, {23, T}}},

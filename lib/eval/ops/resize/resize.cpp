@@ -28,6 +28,7 @@
 #include <cmath>
 
 #include "model/attrs.h"
+#include "model/attr_values.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
 #include "eval/ops/resize/ops.h"
@@ -90,11 +91,7 @@ Spec read_spec(const OpContext& ctx) {
   Spec s;
   s.mode = read_mode(ctx, false, true);
   s.transform = attr_string(n, "coordinate_transformation_mode", "half_pixel");
-  const std::string& t = s.transform;
-  const bool known = t == "half_pixel" || t == "pytorch_half_pixel" || t == "align_corners" || t == "asymmetric" ||
-                     t == "tf_crop_and_resize" || (t == "tf_half_pixel_for_nn" && ctx.version < 13) ||
-                     (t == "half_pixel_symmetric" && ctx.version >= 19);
-  if (!known) fail(ErrorKind::input, "'{}' is not a coordinate_transformation_mode of Resize-{}", t, ctx.version);
+  if (const std::string p = attr_value_problem(n, ctx.version); !p.empty()) fail(ErrorKind::input, "{}", p);
   s.nearest = attr_string(n, "nearest_mode", "round_prefer_floor");
   const std::string& m = s.nearest;
   if (m != "round_prefer_floor" && m != "round_prefer_ceil" && m != "floor" && m != "ceil") {

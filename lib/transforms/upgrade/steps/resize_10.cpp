@@ -19,10 +19,13 @@
 // Below 10 the op becomes Upsample (scales >= 1); below 9 the scales
 // an attribute; below 7 Upsample-1 (scales [1, 1, h, w] only,
 // upsample_1_7.cpp). ONNX 1.12 has no adapter for any of these
-// going down; going up its adapters convert (Upsample 7 -> 9 -> Resize 10 -> 11).
+// going down; going up its adapters convert (Upsample 7 -> 9 -> Resize 10 -> 11),
+// and Resize-11/12's tf_half_pixel_for_nn, gone at 13, becomes half_pixel
+// with the nearest_mode that reads the same samples (tf_half_pixel_up).
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 #include "model/tensor_proto.h"
 #include "transforms/upgrade/steps/step.h"
@@ -141,6 +144,42 @@ void resize_convert(NormSite& s) {
   if (below_7) upsample_1_7_down(s);
 }
 
+namespace {
+
+// Resize-11/12 with tf_half_pixel_for_nn (x_original = (x + 0.5) / scale),
+// gone at 13, going up: with v = (x + 0.5) / scale and half_pixel's
+// u = v - 0.5, floor(v) = floor(u + 0.5) is nearest_mode round_prefer_ceil
+// on u, and round_prefer_floor(v) = ceil(v - 0.5) = ceil(u) is ceil: the
+// same samples (v - 0.5 is exact in float and double below 2^23). Nothing
+// of 13 reads ceil(v) or round_prefer_ceil(v) samples, nor linear or cubic
+// taps at v: refused, naming the node.
+void tf_half_pixel_up(NormSite& s) {
+  onnx::NodeProto& n = s.node;
+  const std::string mode = str_attr(n, "mode", "nearest");
+  const std::string nearest = str_attr(n, "nearest_mode", "round_prefer_floor");
+  std::string now;
+  if (mode == "nearest" && nearest == "floor") now = "round_prefer_ceil";
+  if (mode == "nearest" && nearest == "round_prefer_floor") now = "ceil";
+  if (now.empty()) {
+    refuse(s, fmt::format("coordinate_transformation_mode tf_half_pixel_for_nn with mode {}{} has no equivalent from "
+                          "Resize-13 on (half_pixel reads those samples with nearest_mode floor or round_prefer_floor "
+                          "only)",
+                          mode, mode == "nearest" ? " and nearest_mode " + nearest : ""));
+  }
+  for (const auto& [name, value] : {std::pair<const char*, std::string>{"coordinate_transformation_mode", "half_pixel"},
+                                    {"nearest_mode", now}}) {
+    remove_attr(n, name);
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+  }
+  s.report.set.push_back(fmt::format("coordinate_transformation_mode half_pixel with nearest_mode {} (was "
+                                     "tf_half_pixel_for_nn with {}: the same samples)", now, nearest));
+}
+
+}  // namespace
+
 // Up from Upsample-7/9 or Resize-10 to Resize 10+. ONNX 1.12's Resize
 // 10 -> 11 adapter leaves coordinate_transformation_mode at 11's default
 // half_pixel, which moves every sample (wrong numbers for linear and for
@@ -151,6 +190,11 @@ void resize_convert(NormSite& s) {
 void resize_up(NormSite& s) {
   const int to = schema_version("Resize", s.target_opset);
   onnx::NodeProto& n = s.node;
+  if (s.version >= 11) {  // Resize-11/12 across 13: tf_half_pixel_for_nn only (resize_10_applies)
+    tf_half_pixel_up(s);
+    s.version = to;
+    return;
+  }
   std::vector<float> scales;
   std::string scales_name;
   if (const auto* a = find_attr(n, "scales")) {  // Upsample-7
@@ -206,12 +250,12 @@ void resize_up(NormSite& s) {
 
 namespace {
 
-// Down: across 10 (it becomes Upsample), 11 or 13; up: across 11 only (ONNX's
-// adapter moves Resize 11 -> 13).
+// Down: across 10 (it becomes Upsample), 11 or 13; up: across 11, or across
+// 13 with tf_half_pixel_for_nn (else ONNX's adapter moves Resize 11 -> 13).
 bool resize_10_applies(const onnx::NodeProto& n, int64_t from, int64_t to) {
   auto crosses = [&](int64_t v) { return std::min(from, to) < v && std::max(from, to) >= v; };
-  (void)n;
-  return to < from ? crosses(10) || crosses(11) || crosses(13) : crosses(11);
+  if (to < from) return crosses(10) || crosses(11) || crosses(13);
+  return crosses(11) || (crosses(13) && str_attr(n, "coordinate_transformation_mode", "") == "tf_half_pixel_for_nn");
 }
 
 }  // namespace
