@@ -84,8 +84,8 @@ void print_text(const UpgradeReport& r, const UpgradeCliOptions& o, const ModelJ
   if (!written) return;
   report_out() << fmt::format("wrote {}{}\n", written_name(job.target),
                        o.no_check                              ? " (not checked: --no-check)"
-                       : r.to_opset > kOnnxConverterMaxOpset ? " (passes bnorm's schema check)"
-                                                               : " (passes ONNX's checker)");
+                       : r.to_opset > kOnnxConverterMaxOpset ? " (passes bnorm's structural check)"
+                                                               : " (passes ONNX's checker and bnorm's structural check)");
 }
 
 int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::json* json, bool* written) {

@@ -18,7 +18,7 @@ struct UpgradeRequest {
   bool inference = false;   // training nodes become inference nodes
   bool casts = true;        // false: refuse bfloat16 nodes that would compute in float between Casts
   bool fuse_norms = false;  // decompositions become LayerNormalization, RMSNormalization, GroupNormalization
-  bool check = true;        // ONNX's checker (<= 17) or bnorm's schema check (18+) on the result
+  bool check = true;        // ONNX's checker (<= 17) and bnorm's structural check on the result
   bool verify = false;      // run both models on the same inputs and judge every value (eval --compare's criterion)
   uint64_t seed = 0;
   std::map<std::string, int64_t> dims;  // symbolic input dims for verify
