@@ -45,6 +45,8 @@ struct Chain {
   Chain& mean_square() {
     return op("Pow", {"x", "two"}, "sq").op("ReduceMean", {"sq"}, "ms").op("Add", {"ms", "eps"}, "mse").op("Sqrt", {"mse"}, "sd");
   }
+  // inv = Div(one, sd) | Reciprocal(sd)
+  Chain& inverse(bool div) { return div ? op("Div", {"one", "sd"}, "inv") : op("Reciprocal", {"sd"}, "inv"); }
   // y = Relu(v), the graph's output
   Model model(const std::string& v) {
     b.node("Relu", {v}, {"y"}, "relu");
@@ -69,6 +71,18 @@ Fused expect_fused(const Model& in, int64_t to, const std::string& op) {
   CHECK(out.proto.graph().node_size() == 2);
   expect_same_outputs(in, out);
   return {std::move(out), fused_what(r)};
+}
+
+// `in` fused at 23 into RMSNormalization (`rms`) or LayerNormalization, with gamma as its Scale (and beta as B).
+Fused expect_fused_with_gamma(const Model& in, bool rms) {
+  const std::string op = rms ? "RMSNormalization" : "LayerNormalization";
+  Fused f = expect_fused(in, 23, op);
+  REQUIRE(count_op(f.model, op) == 1);
+  const auto& n = first_node(f.model, op);
+  CHECK(n.input(1) == "gamma");
+  CHECK(n.input_size() == (rms ? 2 : 3));
+  if (!rms) CHECK(n.input(2) == "beta");
+  return f;
 }
 
 // `in` left as it is at `to` (its `reduce_means` ReduceMeans and its Sqrt stay); same outputs; why `op` was not fused.
@@ -121,12 +135,7 @@ TEST_CASE("upgrade --fuse-norms: the inverse standard deviation as Div(1, Sqrt) 
   const bool d_first = GENERATE(true, false);
   INFO("Div(1, S) " << div << " Mul(d, inv) " << d_first);
   Chain c;
-  c.variance();
-  if (div) {
-    c.op("Div", {"one", "sd"}, "inv");
-  } else {
-    c.op("Reciprocal", {"sd"}, "inv");
-  }
+  c.variance().inverse(div);
   c.op("Mul", {d_first ? "d" : "inv", d_first ? "inv" : "d"}, "n").op("Mul", {"n", "gamma"}, "ns");
   c.op("Add", {"ns", "beta"}, "nb");
   CHECK(expect_fused(c.model("nb"), 17, "LayerNormalization").what ==
@@ -186,13 +195,7 @@ TEST_CASE("upgrade --fuse-norms: epsilon, Scale and B as either operand of their
   c.op("Add", {"eps", "var"}, "ve").op("Sqrt", {"ve"}, "sd").op("Div", {rms ? "x" : "d", "sd"}, "n");
   c.op("Mul", {"gamma", "n"}, "ns");
   if (!rms) c.op("Add", {"beta", "ns"}, "nb");
-  const Model in = c.model(rms ? "ns" : "nb");
-  const std::string op = rms ? "RMSNormalization" : "LayerNormalization";
-  const Fused f = expect_fused(in, 23, op);
-  REQUIRE(count_op(f.model, op) == 1);
-  const auto& n = first_node(f.model, op);
-  CHECK(n.input(1) == "gamma");
-  CHECK(n.input_size() == (rms ? 2 : 3));
+  expect_fused_with_gamma(c.model(rms ? "ns" : "nb"), rms);
 }
 
 TEST_CASE("upgrade --fuse-norms: the scale applied to the inverse standard deviation, x * (inv * scale), is fused",
@@ -209,23 +212,13 @@ TEST_CASE("upgrade --fuse-norms: the scale applied to the inverse standard devia
     c.variance();
   }
   const std::string v = rms ? "x" : "d";
-  if (div) {
-    c.op("Div", {"one", "sd"}, "inv");
-  } else {
-    c.op("Reciprocal", {"sd"}, "inv");
-  }
+  c.inverse(div);
   c.op("Mul", {scale_first ? "gamma" : "inv", scale_first ? "inv" : "gamma"}, "t");
   c.op("Mul", {x_first ? v : "t", x_first ? "t" : v}, "n");
   if (!rms) c.op("Add", {"n", "beta"}, "nb");
-  const Model in = c.model(rms ? "n" : "nb");
-  const std::string op = rms ? "RMSNormalization" : "LayerNormalization";
-  const Fused f = expect_fused(in, 23, op);
+  const Fused f = expect_fused_with_gamma(c.model(rms ? "n" : "nb"), rms);
   CHECK_THAT(f.what, Catch::Contains(std::string("Sqrt, ") + (div ? "Div" : "Reciprocal") + ", Mul, Mul" +
-                                     (rms ? "" : ", Add") + " into " + op));
-  REQUIRE(count_op(f.model, op) == 1);
-  const auto& n = first_node(f.model, op);
-  CHECK(n.input(1) == "gamma");
-  CHECK(n.input_size() == (rms ? 2 : 3));
+                                     (rms ? " into RMSNormalization" : ", Add into LayerNormalization")));
 }
 
 TEST_CASE("upgrade --fuse-norms: a group standardization with two identical Subs and Div(1, Sqrt) is GroupNormalization",
@@ -280,6 +273,12 @@ TEST_CASE("upgrade --fuse-norms leaves the near misses of these forms, and says 
     op = "RMSNormalization";
     reduce_means = 1;
     why = "epsilon is added after the Sqrt 'sd' ('se'): sqrt(v) + eps is not the normalization's sqrt(v + eps)";
+  }
+  SECTION("no epsilon at all") {
+    c.op("Pow", {"x", "two"}, "sq").op("ReduceMean", {"sq"}, "ms").op("Sqrt", {"ms"}, "sd").op("Div", {"x", "sd"}, "n");
+    op = "RMSNormalization";
+    reduce_means = 1;
+    why = "the mean square 'ms' goes into the Sqrt with no epsilon added";
   }
   SECTION("x - mean raised to the power 3") {
     c.b.initializer("three", f32({}, {3.0}));
