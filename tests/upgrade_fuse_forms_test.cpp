@@ -14,13 +14,14 @@
 namespace bnorm::test {
 namespace {
 
-// A decomposition written node by node at opset 15: x [2, 3, 8] float;
+// A decomposition written node by node at opset 15: x [2, 3, 8] (or `dims`) float;
 // constants eps 1e-5, two, one, gamma [8], beta [8]; each node "/n/<output>",
 // each ReduceMean over axis -1.
 struct Chain {
   GraphBuilder b{15};
-  Chain() {
-    b.input("x", DType::float32, {2, 3, 8});
+  std::vector<int64_t> dims;
+  explicit Chain(std::vector<int64_t> x_dims = {2, 3, 8}) : dims(std::move(x_dims)) {
+    b.input("x", DType::float32, dims);
     b.initializer("eps", f32({}, {1e-5}));
     b.initializer("two", f32({}, {2.0}));
     b.initializer("one", f32({}, {1.0}));
@@ -50,7 +51,7 @@ struct Chain {
   // y = Relu(v), the graph's output
   Model model(const std::string& v) {
     b.node("Relu", {v}, {"y"}, "relu");
-    add_output(b.graph(), "y", DType::float32, {2, 3, 8});
+    add_output(b.graph(), "y", DType::float32, dims);
     return with_ir(b.model(), 8);
   }
 };
@@ -322,6 +323,13 @@ TEST_CASE("upgrade --fuse-norms leaves the near misses of these forms, and says 
   INFO(op);
   const Model in = c.model("n");
   CHECK(expect_left(in, 23, op, reduce_means) == why);
+}
+
+TEST_CASE("upgrade --fuse-norms leaves a chain whose Scale is a value of the chain itself (its own Mean)", "[upgrade][fuse]") {
+  Chain c({8});  // rank 1: the Mean [1] spans the normalized axis as a Scale would
+  c.variance().op("Div", {"d", "sd"}, "n").op("Mul", {"n", "mean"}, "nm");
+  CHECK(expect_left(c.model("nm"), 17, "LayerNormalization", 2) ==
+        "the fused node would read 'mean', which the decomposition makes");
 }
 
 TEST_CASE("upgrade --fuse-norms --verify passes on the tf2onnx LayerNormalization and the detector's RMS norm",

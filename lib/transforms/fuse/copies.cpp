@@ -109,6 +109,12 @@ std::string Graph::with_copies(Fusion& f) const {
     for (const auto* c : copies_of(n))
       if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
   }
+  for (const auto& in : f.node.input()) {
+    const onnx::NodeProto* p = in.empty() ? nullptr : producer(in);
+    if (p && std::find(all.begin(), all.end(), p) != all.end()) {
+      return fmt::format("the fused node would read '{}', which the decomposition makes", in);
+    }
+  }
   const std::set<std::string> made(f.node.output().begin(), f.node.output().end());
   for (const auto* n : all) {
     for (const auto& o : n->output()) {

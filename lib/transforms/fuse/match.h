@@ -65,8 +65,9 @@ struct Graph {
   const onnx::NodeProto* sole_consumer(const std::string& v, const std::string& op) const;
   bool is_claimed(const onnx::NodeProto* n) const { return claimed && claimed->count(n); }
 
-  // The copies of the removed nodes added to `f.nodes` (each after its first); why not, or "", when a
-  // value a removed node makes is read outside them and is not an output of the fused node.
+  // The copies of the removed nodes added to `f.nodes` (each after its first); why not, or "", when the
+  // fused node reads a value a removed node makes, or such a value is read outside them and is not an
+  // output of the fused node.
   std::string with_copies(Fusion& f) const;
 
   // A constant's data (initializer, Constant node, or computed by Identity/ConstantOfShape).
