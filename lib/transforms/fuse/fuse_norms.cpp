@@ -87,11 +87,16 @@ void fuse_norms(onnx::ModelProto& m, const std::filesystem::path& dir, UpgradeRe
     std::unordered_map<const onnx::NodeProto*, int> position;
     for (int i = 0; i < gp.node_size(); ++i) position[&gp.node(i)] = i;
     std::unordered_set<const onnx::NodeProto*> claimed;
-    fuse::Graph g{&index, scope.get(), opset, dir, &claimed, &names};
+    const fuse::Copies copies = fuse::find_copies(index, *scope, dir);
+    fuse::Graph g{&index, scope.get(), opset, dir, &claimed, &names, &copies};
     const std::string prefix = scope->path == "main" ? "" : scope->path + "/";
 
     auto consider = [&](std::optional<fuse::Candidate> c) {
       if (!c) return;
+      if (c->fusion) {
+        c->why = g.with_copies(*c->fusion);
+        if (!c->why.empty()) c->fusion.reset();
+      }
       if (c->fusion) {
         for (const auto* n : c->fusion->nodes)
           if (claimed.count(n)) return;  // part of a decomposition already fused

@@ -2,9 +2,9 @@
 // write them, by the single op where the model's opset has it:
 // LayerNormalization (17), GroupNormalization (18; per-channel parameters
 // from 21), RMSNormalization (23). Runs on the converted model, so the
-// fused op is written at the target opset. Exact matches only (the
-// matchers in steps/fuse_*.cpp, sharing match.h); anything else is
-// left as it is, and each decomposition recognised but not fused is
+// fused op is written at the target opset. Exact formulas only, up to
+// float rounding (the matchers layernorm.cpp, rmsnorm.cpp, groupnorm.cpp,
+// sharing match.h); anything else is left as it is, and each decomposition recognised but not fused is
 // reported with the reason (docs/upgrade.md, "Fusing decompositions").
 #pragma once
 

@@ -3,7 +3,8 @@
 //   Before: R = Reshape(X, [N | 0, G, -1]);
 //           N = InstanceNormalization(R, ones [G], zeros [G]) epsilon = eps
 //             | the standardization of R over its last axis (match.h: ReduceMean, Sub,
-//               Pow | Mul, ReduceMean, Add eps, Sqrt, Div | Reciprocal and Mul; the function body);
+//               Pow | Mul, ReduceMean, Add eps, Sqrt, Div | Reciprocal or Div(1, .) and Mul; the
+//               function body; identical copies of a node are one node);
 //           [Mul(N, scale [G, 1])]; [Add(., bias [G, 1])]   (per group: -18's function body)
 //           Z = Reshape(., Shape(X) | X's dims); [Mul(Z, scale [C, 1, ..])]; [Add(., bias [C, 1, ..])]
 //   After:  Y = GroupNormalization(X, scale, bias) epsilon = eps, num_groups = G
@@ -57,7 +58,7 @@ std::string shape_back(const Graph& g, const onnx::NodeProto& reshape, const std
   if (const auto* sh = g.producer(s, "Shape")) {
     bool whole = true;  // Shape-15's start 0 and no end: every dim
     for (const auto& a : sh->attribute()) whole = whole && a.name() == "start" && a.i() == 0;
-    if (sh->input(0) == x && whole) {
+    if (g.same(sh->input(0), x) && whole) {
       shape_node = sh;
       return "";
     }
@@ -93,13 +94,13 @@ bool reshaped_back(const Graph& g, std::string v) {
 }  // namespace
 
 std::optional<Candidate> match_groupnorm(const Graph& g, const onnx::NodeProto& reshape) {
-  if (reshape.input_size() != 2 || reshape.output_size() != 1) return std::nullopt;
+  if (reshape.input_size() != 2 || reshape.output_size() != 1 || !g.first_copy(reshape)) return std::nullopt;
   const std::string& r = reshape.output(0);
   const onnx::NodeProto* inorm = g.sole_consumer(r, "InstanceNormalization");
   std::optional<StandardizeMatch> core;
   if (!inorm) {
     for (const auto* c : g.consumers(r)) {
-      if (c->op_type() != "ReduceMean" || c->input(0) != r) continue;
+      if (c->op_type() != "ReduceMean" || !g.same(c->input(0), r)) continue;
       StandardizeMatch m = match_standardize(g, *c, false);
       if (m.anchored) core = std::move(m);
     }
@@ -136,7 +137,7 @@ std::optional<Candidate> match_groupnorm(const Graph& g, const onnx::NodeProto& 
   double epsilon = 1e-5;
   std::string normalized;
   if (inorm) {
-    if (inorm->input_size() != 3 || inorm->input(0) != r) return no("InstanceNormalization does not read the Reshape as X");
+    if (inorm->input_size() != 3 || !g.same(inorm->input(0), r)) return no("InstanceNormalization does not read the Reshape as X");
     const auto scale = g.constant(inorm->input(1)), bias = g.constant(inorm->input(2));
     if (!scale || !bias || scale->numel() != groups || bias->numel() != groups || !all_equal(*scale, 1.0) ||
         !all_equal(*bias, 0.0)) {
@@ -149,6 +150,9 @@ std::optional<Candidate> match_groupnorm(const Graph& g, const onnx::NodeProto& 
   } else {
     const Standardize& s = *core->s;
     if (s.count != 1) return no(fmt::format("the statistics are over {} axes of the reshaped value, not its last", s.count));
+    if (!s.scale.empty()) {
+      return no(fmt::format("the scale '{}' multiplies 1 / sqrt inside the group standardization", s.scale));
+    }
     if (!g.only_read_by(r, {s.mean, s.sub})) return no(fmt::format("the reshaped value '{}' has another reader", r));
     for (const auto* n : s.nodes()) fu.nodes.push_back(n);
     epsilon = s.epsilon;
@@ -178,7 +182,7 @@ std::optional<Candidate> match_groupnorm(const Graph& g, const onnx::NodeProto& 
   std::string y = normalized;
   const bool grouped_affine = affine(y, 3, groups);
   const onnx::NodeProto* back = g.sole_consumer(y, "Reshape");
-  if (!back || back->input_size() != 2 || back->input(0) != y) {
+  if (!back || back->input_size() != 2 || !g.same(back->input(0), y)) {
     return no(fmt::format("the normalized value '{}' is not read by one Reshape alone", y));
   }
   const onnx::NodeProto* shape_node = nullptr;

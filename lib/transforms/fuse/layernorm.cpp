@@ -2,7 +2,10 @@
 //
 //   Before: Mean = ReduceMean(x, axes, keepdims 1); D = Sub(x, Mean); Sq = Pow(D, 2) | Mul(D, D);
 //           Var = ReduceMean(Sq, axes); E = Add(Var, eps); S = Sqrt(E);
-//           N = Div(D, S) | Mul(D, InvStdDev = Reciprocal(S)); [Mul(N, Scale)]; [Add(., B)]
+//           N = Div(D, S) | Mul(D, InvStdDev) | Mul(D, Mul(InvStdDev, Scale))
+//             with InvStdDev = Reciprocal(S) | Div(1, S); [Mul(N, Scale)]; [Add(., B)]
+//           (commutative operands either way round; identical copies of a node,
+//           e.g. tf2onnx's two Sub(x, Mean), are one node: match.h, Copies)
 //           with x = X (float), or x = Cast(X, float) and N cast back to X's type (the
 //           function body of LayerNormalization-17, float16 exports)
 //   After:  Y, [Mean], [InvStdDev] = LayerNormalization(X, Scale | ones, [B]) axis = -k, epsilon = eps
@@ -16,7 +19,9 @@
 // Add that does not fit) have known shapes that broadcast over the last k
 // axes of X only. Without a Scale, the ones are of X's last k dims, which
 // must be known.
-// Formula: LayerNormalization-17's definition, stash_type 1: the same chain.
+// Formula: LayerNormalization-17's definition, stash_type 1: the same chain
+// (D * (InvStdDev * Scale) is (D * InvStdDev) * Scale reassociated: equal
+// up to float rounding, as Div(D, S) against Mul(D, 1 / S) already is).
 #include <fmt/format.h>
 
 #include "transforms/fuse/match.h"
@@ -25,7 +30,7 @@ namespace bnorm::fuse {
 
 std::optional<Candidate> match_layernorm(const Graph& g, const onnx::NodeProto& reduce_mean) {
   const StandardizeMatch m = match_standardize(g, reduce_mean, true);
-  if (!m.anchored) return std::nullopt;
+  if (!m.anchored || !g.first_copy(reduce_mean)) return std::nullopt;
   Candidate c{"LayerNormalization", 17, &reduce_mean, std::nullopt, m.why};
   if (!m.s) return c;
   const Standardize& s = *m.s;
@@ -42,10 +47,11 @@ std::optional<Candidate> match_layernorm(const Graph& g, const onnx::NodeProto& 
     y = f.tail->output(0);
   }
   std::string scale, bias;
-  if (const auto* mul = affine_after(g, y, "Mul", f.x_in, s.count, scale)) {
+  if (const auto* mul = scale_of(g, s, y, f.x_in, scale, c.why)) {
     fu.nodes.push_back(mul);
     y = mul->output(0);
   }
+  if (!c.why.empty()) return c;
   if (const auto* add = affine_after(g, y, "Add", f.x_in, s.count, bias)) {
     fu.nodes.push_back(add);
     y = add->output(0);
@@ -69,9 +75,9 @@ std::optional<Candidate> match_layernorm(const Graph& g, const onnx::NodeProto& 
   n.add_output(y);
   const std::string& mean = s.mean->output(0);
   const bool mean_out = !g.only_read_by(mean, {s.sub});
-  const bool inv_out = s.reciprocal && !g.only_read_by(s.reciprocal->output(0), {s.divide});
+  const bool inv_out = s.inverse && !g.only_read_by(s.inverse->output(0), {s.inverse_reader()});
   if (mean_out || inv_out) n.add_output(mean_out ? mean : "");
-  if (inv_out) n.add_output(s.reciprocal->output(0));
+  if (inv_out) n.add_output(s.inverse->output(0));
   auto* axis = n.add_attribute();
   axis->set_name("axis");
   axis->set_type(onnx::AttributeProto::INT);

@@ -1,12 +1,12 @@
-// What the normalization matchers share (match.h): the graph queries,
-// the standardization chain (x - mean) / sqrt(var + eps) and its
-// root-mean-square tail, the Cast-to-float frame and the affine tail.
+// What the normalization matchers share (match.h): the graph queries
+// (each seeing identical copies as one node: copies.cpp), the Cast-to-float
+// frame, the affine tail and the report's texts. The standardization
+// chain is in standardize.cpp.
 #include "transforms/fuse/match.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "model/attrs.h"
 #include "model/op_versions.h"
@@ -16,20 +16,9 @@ namespace bnorm::fuse {
 
 namespace {
 
-bool is_op(const onnx::NodeProto& n, const std::string& op) {
-  return (n.domain().empty() || n.domain() == "ai.onnx") && (op.empty() || n.op_type() == op);
-}
-
-
-const onnx::AttributeProto* attr(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
 // Cast's `to` as an element type: an int from Cast-6 on, a name ("FLOAT") in Cast-1.
 int32_t cast_to(const onnx::NodeProto& cast) {
-  const auto* a = attr(cast, "to");
+  const auto* a = find_attr(cast, "to");
   if (!a) return 0;
   if (a->type() == onnx::AttributeProto::STRING) {
     int v = 0;
@@ -38,11 +27,19 @@ int32_t cast_to(const onnx::NodeProto& cast) {
   return static_cast<int32_t>(a->i());
 }
 
-std::string ints_text(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
-
 std::string type_text(int32_t t) { return t == 0 ? "of unknown type" : dtype_name(static_cast<DType>(t)); }
 
+// `n` is one of `nodes`, or a copy of one.
+bool among(const Graph& g, const onnx::NodeProto* n, const std::vector<const onnx::NodeProto*>& nodes) {
+  const onnx::NodeProto* first = g.copies_of(n).front();
+  return std::any_of(nodes.begin(), nodes.end(), [&](const auto* m) { return m && g.copies_of(m).front() == first; });
+}
+
 }  // namespace
+
+bool is_op(const onnx::NodeProto& n, const std::string& op) {
+  return (n.domain().empty() || n.domain() == "ai.onnx") && (op.empty() || n.op_type() == op);
+}
 
 const onnx::NodeProto* Graph::producer(const std::string& v, const std::string& op) const {
   const GraphIndex::Value* val = index->find(*scope, v);
@@ -52,28 +49,39 @@ const onnx::NodeProto* Graph::producer(const std::string& v, const std::string& 
 
 std::vector<const onnx::NodeProto*> Graph::consumers(const std::string& v) const {
   std::vector<const onnx::NodeProto*> out;
-  const GraphIndex::Value* val = index->find(*scope, v);
-  if (!val) return out;
-  for (const auto& u : val->uses)
-    if (u.scope == scope && std::find(out.begin(), out.end(), u.node) == out.end()) out.push_back(u.node);
+  for (const auto& name : names_of(v)) {
+    const GraphIndex::Value* val = index->find(*scope, name);
+    if (!val) continue;
+    for (const auto& u : val->uses) {
+      const onnx::NodeProto* first = copies_of(u.node).front();
+      if (u.scope == scope && std::find(out.begin(), out.end(), first) == out.end()) out.push_back(first);
+    }
+  }
   return out;
 }
 
 bool Graph::only_read_by(const std::string& v, const std::vector<const onnx::NodeProto*>& nodes) const {
-  const GraphIndex::Value* val = index->find(*scope, v);
-  if (!val || val->graph_output) return false;
-  for (const auto& u : val->uses)
-    if (std::find(nodes.begin(), nodes.end(), u.node) == nodes.end()) return false;
+  for (const auto& name : names_of(v)) {
+    const GraphIndex::Value* val = index->find(*scope, name);
+    if (!val || val->graph_output) return false;
+    for (const auto& u : val->uses)
+      if (!among(*this, u.node, nodes)) return false;
+  }
   return true;
 }
 
 const onnx::NodeProto* Graph::sole_consumer(const std::string& v, const std::string& op) const {
-  const GraphIndex::Value* val = index->find(*scope, v);
-  if (!val || val->graph_output || val->uses.empty()) return nullptr;
-  const onnx::NodeProto* n = val->uses.front().node;
-  for (const auto& u : val->uses)
-    if (u.node != n || u.scope != scope) return nullptr;
-  return is_op(*n, op) ? n : nullptr;
+  const onnx::NodeProto* n = nullptr;
+  for (const auto& name : names_of(v)) {
+    const GraphIndex::Value* val = index->find(*scope, name);
+    if (!val || val->graph_output) return nullptr;
+    for (const auto& u : val->uses) {
+      const onnx::NodeProto* first = copies_of(u.node).front();
+      if (u.scope != scope || (n && first != n)) return nullptr;
+      n = first;
+    }
+  }
+  return n && is_op(*n, op) ? n : nullptr;
 }
 
 std::optional<Tensor> Graph::constant(const std::string& v) const {
@@ -87,6 +95,14 @@ std::optional<double> Graph::scalar(const std::string& v) const {
   if (!c || c->tensor->dims_size() > 1) return std::nullopt;
   const Tensor t = decode_tensor(*c->tensor, dir);
   if (t.numel() != 1 || !is_floating(t.dtype)) return std::nullopt;
+  return t.to_f64()[0];
+}
+
+std::optional<double> Graph::number(const std::string& v) const {
+  const auto c = index->constant(*scope, v);
+  if (!c || c->tensor->dims_size() > 1) return std::nullopt;
+  const Tensor t = decode_tensor(*c->tensor, dir);
+  if (t.numel() != 1 || t.dtype == DType::boolean || dtype_size(t.dtype) == 0) return std::nullopt;
   return t.to_f64()[0];
 }
 
@@ -114,182 +130,6 @@ std::string Graph::fresh(const std::string& stem) const {
   for (int i = 1; names->count(name); ++i) name = fmt::format("{}_{}", stem, i);
   names->insert(name);
   return name;
-}
-
-std::vector<const onnx::NodeProto*> Standardize::nodes() const {
-  std::vector<const onnx::NodeProto*> out;
-  for (const auto* n : {mean, sub, square, var, add_eps, sqrt, reciprocal, divide})
-    if (n) out.push_back(n);
-  return out;
-}
-
-std::optional<int64_t> trailing_count(std::vector<int64_t> axes, std::optional<int64_t> rank, std::string& why) {
-  const std::string written = ints_text(axes);
-  if (axes.empty()) {
-    if (!rank) {
-      why = "the mean is over every axis and the rank is unknown";
-      return std::nullopt;
-    }
-    for (int64_t a = 0; a < *rank; ++a) axes.push_back(a);
-  }
-  if (rank) {
-    for (auto& a : axes) {
-      if (a < -*rank || a >= *rank) {
-        why = fmt::format("axes {} are out of range for rank {}", written, *rank);
-        return std::nullopt;
-      }
-      if (a < 0) a += *rank;
-    }
-  } else if (std::any_of(axes.begin(), axes.end(), [](int64_t a) { return a >= 0; })) {
-    why = fmt::format("axes {} count from the front and the rank is unknown: they may not be the trailing axes", written);
-    return std::nullopt;
-  }
-  std::sort(axes.begin(), axes.end());
-  const int64_t k = static_cast<int64_t>(axes.size());
-  const int64_t end = rank ? *rank : 0;
-  for (int64_t i = 0; i < k; ++i) {
-    if (axes[i] != end - k + i) {
-      why = rank ? fmt::format("axes {} are not the trailing axes of a rank-{} value", written, *rank)
-                 : fmt::format("axes {} are not the trailing axes", written);
-      return std::nullopt;
-    }
-  }
-  return k;
-}
-
-std::optional<std::vector<int64_t>> mean_axes(const Graph& g, const onnx::NodeProto& rm, std::string& why) {
-  if (attr_int(rm, "keepdims", 1) != 1) {
-    why = fmt::format("ReduceMean '{}' has keepdims = 0", rm.output(0));
-    return std::nullopt;
-  }
-  std::vector<int64_t> axes;
-  if (rm.input_size() > 1 && !rm.input(1).empty()) {
-    const auto t = g.constant(rm.input(1));
-    if (!t) {
-      why = fmt::format("the axes '{}' of ReduceMean '{}' are not a constant", rm.input(1), rm.output(0));
-      return std::nullopt;
-    }
-    const auto ints = t->to_i64();
-    if (!ints) {
-      why = fmt::format("the axes '{}' of ReduceMean '{}' are not integers", rm.input(1), rm.output(0));
-      return std::nullopt;
-    }
-    axes = *ints;
-  } else if (const auto* a = attr(rm, "axes")) {
-    axes.assign(a->ints().begin(), a->ints().end());
-  }
-  if (axes.empty() && attr_int(rm, "noop_with_empty_axes", 0) != 0) {
-    why = fmt::format("ReduceMean '{}' reduces nothing (noop_with_empty_axes = 1)", rm.output(0));
-    return std::nullopt;
-  }
-  return axes;
-}
-
-std::optional<std::string> squared(const Graph& g, const onnx::NodeProto& n) {
-  if (is_op(n, "Mul") && n.input_size() == 2 && n.input(0) == n.input(1)) return n.input(0);
-  if (is_op(n, "Pow") && n.input_size() == 2) {
-    const auto e = g.scalar(n.input(1));
-    if (e && *e == 2.0) return n.input(0);
-  }
-  return std::nullopt;
-}
-
-StandardizeMatch match_rms_tail(const Graph& g, const onnx::NodeProto& square, const std::string& v, bool extra_outputs) {
-  StandardizeMatch m;
-  m.anchored = true;
-  Standardize s;
-  s.x = v;
-  s.square = &square;
-  auto fail = [&](std::string why) {
-    m.why = std::move(why);
-    return m;
-  };
-  const std::string& sq = square.output(0);
-  s.var = g.sole_consumer(sq, "ReduceMean");
-  if (!s.var) return fail(fmt::format("the square '{}' is not read by one ReduceMean alone", sq));
-  const auto axes = mean_axes(g, *s.var, m.why);
-  if (!axes) return m;
-  const auto count = trailing_count(*axes, g.rank(v), m.why);
-  if (!count) return m;
-  s.count = *count;
-  const std::string& mv = s.var->output(0);
-  s.add_eps = g.sole_consumer(mv, "Add");
-  if (!s.add_eps || s.add_eps->input_size() != 2) return fail(fmt::format("the mean square '{}' is not read by one Add (of epsilon) alone", mv));
-  const std::string& eps = s.add_eps->input(s.add_eps->input(0) == mv ? 1 : 0);
-  if (!g.index->constant(*g.scope, eps)) return fail(fmt::format("epsilon '{}' is not a constant", eps));
-  const auto e = g.scalar(eps);
-  if (!e) return fail(fmt::format("epsilon '{}' is not one floating-point value", eps));
-  s.epsilon = *e;
-  const std::string& ve = s.add_eps->output(0);
-  s.sqrt = g.sole_consumer(ve, "Sqrt");
-  if (!s.sqrt) return fail(fmt::format("'{}' (variance + epsilon) is not read by one Sqrt alone", ve));
-  const std::string& sd = s.sqrt->output(0);
-  if (const auto* d = g.sole_consumer(sd, "Div"); d && d->input_size() == 2 && d->input(0) == v && d->input(1) == sd) {
-    s.divide = d;
-  } else if (const auto* r = g.sole_consumer(sd, "Reciprocal")) {
-    s.reciprocal = r;
-    for (const auto* c : g.consumers(r->output(0))) {
-      if (is_op(*c, "Mul") && c->input_size() == 2 &&
-          ((c->input(0) == v && c->input(1) == r->output(0)) || (c->input(1) == v && c->input(0) == r->output(0)))) {
-        s.divide = c;
-      }
-    }
-    if (!s.divide) return fail(fmt::format("1 / sqrt '{}' is not multiplied with '{}'", r->output(0), v));
-    if (!extra_outputs && !g.only_read_by(r->output(0), {s.divide})) {
-      return fail(fmt::format("1 / sqrt '{}' has another reader", r->output(0)));
-    }
-  } else {
-    return fail(fmt::format("'{}' '{}' is neither the divisor of '{}' (Div) nor inverted (Reciprocal) alone",
-                            s.sqrt->op_type(), sd, v));
-  }
-  m.s = s;
-  return m;
-}
-
-StandardizeMatch match_standardize(const Graph& g, const onnx::NodeProto& mean, bool extra_outputs) {
-  StandardizeMatch m;
-  if (!is_op(mean, "ReduceMean") || mean.input_size() < 1 || mean.output_size() != 1) return m;
-  const std::string& x = mean.input(0);
-  const std::string& mv = mean.output(0);
-  const onnx::NodeProto* sub = nullptr;
-  for (const auto* c : g.consumers(mv)) {
-    if (is_op(*c, "Sub") && c->input_size() == 2 && c->input(0) == x && c->input(1) == mv) sub = c;
-  }
-  if (!sub || g.producer(sub->output(0)) != sub) return m;
-  m.anchored = true;
-  const auto axes = mean_axes(g, mean, m.why);
-  if (!axes) return m;
-  const auto count = trailing_count(*axes, g.rank(x), m.why);
-  if (!count) return m;
-  const std::string& d = sub->output(0);
-  const onnx::NodeProto* square = nullptr;
-  for (const auto* c : g.consumers(d)) {
-    if (const auto v = squared(g, *c); v && *v == d) square = c;
-  }
-  if (!square) {
-    m.why = fmt::format("x - mean '{}' is not squared (Pow 2 or Mul with itself)", d);
-    return m;
-  }
-  StandardizeMatch tail = match_rms_tail(g, *square, d, extra_outputs);
-  if (!tail.s) return tail;
-  Standardize s = *tail.s;
-  if (s.count != *count) {
-    m.why = fmt::format("the mean is over the last {} axes and the variance over the last {}", *count, s.count);
-    return m;
-  }
-  s.x = x;
-  s.mean = &mean;
-  s.sub = sub;
-  if (!extra_outputs && !g.only_read_by(mv, {sub})) {
-    m.why = fmt::format("the mean '{}' has another reader", mv);
-    return m;
-  }
-  if (!g.only_read_by(d, {square, s.divide})) {
-    m.why = fmt::format("x - mean '{}' has another reader", d);
-    return m;
-  }
-  m.s = s;
-  return m;
 }
 
 std::string cast_frame(const Graph& g, const Standardize& s, const std::vector<const onnx::NodeProto*>& inside,
@@ -328,24 +168,41 @@ std::string cast_frame(const Graph& g, const Standardize& s, const std::vector<c
   return "";
 }
 
-const onnx::NodeProto* affine_after(const Graph& g, const std::string& v, const std::string& op, const std::string& x,
-                                    int64_t count, std::string& operand) {
-  const onnx::NodeProto* n = g.sole_consumer(v, op);
-  if (!n || n->input_size() != 2 || n->input(0) == n->input(1)) return nullptr;
-  const std::string& other = n->input(n->input(0) == v ? 1 : 0);
-  const auto od = g.dims(other);
+bool spans_normalized(const Graph& g, const std::string& operand, const std::string& x, int64_t count) {
+  const auto od = g.dims(operand);
   const auto xd = g.dims(x);
-  if (!od || !xd || (g.elem_type(other) != 0 && g.elem_type(other) != g.elem_type(x))) return nullptr;
+  if (!od || !xd || (g.elem_type(operand) != 0 && g.elem_type(operand) != g.elem_type(x))) return false;
   const int64_t r = static_cast<int64_t>(od->size()), xr = static_cast<int64_t>(xd->size());
-  if (r > xr) return nullptr;
+  if (r > xr) return false;
   for (int64_t j = 0; j < r; ++j) {
     const int64_t dim = (*od)[j], xdim = (*xd)[xr - r + j];
     const bool normalized = r - j <= count;
     if (dim == 1) continue;
-    if (!normalized || dim < 0 || xdim != dim) return nullptr;
+    if (!normalized || dim < 0 || xdim != dim) return false;
   }
+  return true;
+}
+
+const onnx::NodeProto* affine_after(const Graph& g, const std::string& v, const std::string& op, const std::string& x,
+                                    int64_t count, std::string& operand) {
+  const onnx::NodeProto* n = g.sole_consumer(v, op);
+  if (!n || n->input_size() != 2 || g.same(n->input(0), n->input(1))) return nullptr;
+  const std::string& other = n->input(g.same(n->input(0), v) ? 1 : 0);
+  if (!spans_normalized(g, other, x, count)) return nullptr;
   operand = other;
   return n;
+}
+
+const onnx::NodeProto* scale_of(const Graph& g, const Standardize& s, const std::string& y, const std::string& x,
+                                std::string& scale, std::string& why) {
+  if (s.scale.empty()) return affine_after(g, y, "Mul", x, s.count, scale);
+  if (!spans_normalized(g, s.scale, x, s.count)) {
+    why = fmt::format("the scale '{}' applied to 1 / sqrt is not of the type of '{}' with a known shape spanning its "
+                      "last {} axes only", s.scale, x, s.count);
+  } else {
+    scale = s.scale;
+  }
+  return nullptr;
 }
 
 std::optional<onnx::TensorProto> ones_of_normalized_shape(const Graph& g, const std::string& x, int64_t count,
@@ -369,5 +226,7 @@ std::string op_list(const std::vector<const onnx::NodeProto*>& nodes) {
 }
 
 std::string float_text(double v) { return fmt::format("{}", static_cast<float>(v)); }
+
+std::string ints_text(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
 
 }  // namespace bnorm::fuse
