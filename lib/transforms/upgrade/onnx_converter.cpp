@@ -1,11 +1,13 @@
 #include "transforms/upgrade/onnx_converter.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/defs/schema.h>
 #include <onnx/version_converter/convert.h>
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <unordered_set>
 
 #include "core/error.h"
@@ -137,6 +139,9 @@ void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to) {
         why = fmt::format("op '{}' does not exist at opset {}: ONNX introduced it at opset {}", n.op_type(), to,
                           first_opset(n.op_type()));
         hint = fmt::format("convert to opset {} or later, or replace the op first", first_opset(n.op_type()));
+      } else if (const auto attrs = attributes_without_equivalent(n, from, to); !attrs.empty()) {
+        why = fmt::format("{}", fmt::join(attrs, "; "));
+        hint = "convert to an opset where the op has the attribute, or set it to its default first";
       } else {
         continue;
       }
@@ -374,14 +379,55 @@ const Hidden* placeholder_of(const onnx::NodeProto& n, const std::vector<Hidden>
 
 void forget_placeholder_domain(onnx::ModelProto& m) { forget_domain(m, kPlaceholderDomain); }
 
+ConverterFailure read_converter_failure(const std::string& what) {
+  ConverterFailure f;
+  // "./onnx/version_converter/BaseConverter.h:63: adapter_lookup: Assertion `false` failed: No Adapter To Version $9 for MaxPool"
+  std::string text = what;
+  if (const auto at = text.find("failed: "); at != std::string::npos && text.find("Assertion") != std::string::npos) {
+    text = text.substr(at + 8);
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  static const std::regex no_adapter(R"(No Adapter (From|To) Version \$(\d+) for (\w+))");
+  static const std::regex no_previous(R"(No (Previous|Next) Version (of|for) (\w+))");
+  std::smatch m;
+  if (std::regex_search(text, m, no_adapter)) {
+    f.op = m[3];
+    f.why = fmt::format("ONNX 1.12's converter has no adapter for {} {} version {}, and bnorm has no step for it",
+                        f.op, m[1] == "From" ? "from" : "to", m[2].str());
+  } else if (std::regex_search(text, m, no_previous)) {
+    f.op = m[3];
+    f.why = fmt::format("ONNX 1.12's converter knows no {} version of {}", m[1] == "Previous" ? "earlier" : "later", f.op);
+  } else {
+    f.why = fmt::format("ONNX 1.12's converter failed: {}", text);
+  }
+  return f;
+}
+
 onnx::ModelProto run_onnx_converter(const onnx::ModelProto& work, int64_t from, int64_t to) {
   install_onnx_inference_guards();  // the converter infers shapes first
   try {
     return onnx::version_conversion::ConvertVersion(work, static_cast<int>(to));
   } catch (const std::exception& e) {
-    throw Error(ErrorKind::unsupported,
-                fmt::format("ONNX's version converter failed from opset {} to {}: {}", from, to, e.what()))
-        .with_hint("the op it names has no adapter in ONNX 1.12 for this step; try another target opset");
+    // Never ONNX's raw assertion text: the op, the nodes and why, in bnorm's words.
+    const ConverterFailure f = read_converter_failure(e.what());
+    std::vector<std::string> labels;
+    const onnx::NodeProto* one = nullptr;
+    for_each_graph(work.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
+      for (int i = 0; i < g.node_size(); ++i) {
+        if (f.op.empty() || g.node(i).op_type() != f.op || !is_default_domain(g.node(i).domain())) continue;
+        labels.push_back(quoted_label(g.node(i), i, path));
+        one = &g.node(i);
+      }
+    });
+    std::string where;
+    if (labels.size() > 1) {
+      where = fmt::format(" ({} {} nodes: {}{})", labels.size(), f.op,
+                          fmt::join(labels.begin(), labels.begin() + std::min<size_t>(labels.size(), 5), ", "),
+                          labels.size() > 5 ? ", ..." : "");
+    }
+    Error err(ErrorKind::unsupported, fmt::format("converting from opset {} to {}: {}{}", from, to, f.why, where));
+    if (labels.size() == 1) err.at_node(node_label(*one), one->op_type(), op_version_at(one->op_type(), from));
+    throw err.with_hint("try another target opset, or replace the op first");
   }
 }
 

@@ -66,6 +66,9 @@ struct DefaultedAttribute {
   const char* value;  // the default: an int or a string; "1s": all ones; "": absent
 };
 const std::vector<DefaultedAttribute>& defaulted_attributes();
+// Going down (`to` < `from`), each such attribute of `n` whose value is not
+// the default: one line naming it, its value and the version (type_only.cpp).
+std::vector<std::string> attributes_without_equivalent(const onnx::NodeProto& n, int64_t from, int64_t to);
 
 // Whether bnorm converts this default-domain node, not BN/IN, itself
 // (HiddenKind::op_step) when the model moves from opset `from` to `to`:
@@ -98,7 +101,15 @@ void forget_placeholder_domain(onnx::ModelProto& m);
 onnx::ModelProto convert_with_onnx(const onnx::ModelProto& work, int64_t from, int64_t to);
 
 // onnx::version_conversion::ConvertVersion; its failures become
-// Error(unsupported) carrying ONNX's message.
+// Error(unsupported) in bnorm's words (read_converter_failure), naming the
+// op's nodes: never ONNX's raw assertion text.
 onnx::ModelProto run_onnx_converter(const onnx::ModelProto& work, int64_t from, int64_t to);
+
+// What an exception of ONNX 1.12's converter says: the op it names (may be
+// empty) and why, without the source file, line and "Assertion ... failed".
+struct ConverterFailure {
+  std::string op, why;
+};
+ConverterFailure read_converter_failure(const std::string& what);
 
 }  // namespace bnorm::upgrade_detail

@@ -5,6 +5,7 @@
 // adapters for several (e.g. Relu 14 -> 13), and its others would convert
 // nothing. Their element types are checked at the target first.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
@@ -55,6 +56,17 @@ std::vector<int> type_only_versions(const std::string& op) {
 
 namespace {
 
+// An attribute's value as a user reads it: 1, 'CRD', [2, 2].
+std::string attr_text(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() != name) continue;
+    if (a.type() == onnx::AttributeProto::STRING) return "'" + a.s() + "'";
+    if (a.type() == onnx::AttributeProto::INTS) return fmt::format("[{}]", fmt::join(a.ints(), ", "));
+    return std::to_string(a.i());
+  }
+  return "absent";
+}
+
 // Absent, or the value that keeps the older version's meaning (`value`:
 // an int, a string, "1s" for all ones, "" for absent only).
 bool at_default(const onnx::NodeProto& n, const DefaultedAttribute& d) {
@@ -70,6 +82,21 @@ bool at_default(const onnx::NodeProto& n, const DefaultedAttribute& d) {
 }
 
 }  // namespace
+
+std::vector<std::string> attributes_without_equivalent(const onnx::NodeProto& n, int64_t from, int64_t to) {
+  std::vector<std::string> out;
+  if (to >= from) return out;
+  for (const auto& d : defaulted_attributes()) {
+    if (n.op_type() != d.op || to >= d.version || from < d.version || at_default(n, d)) continue;
+    const std::string value = d.value;
+    out.push_back(fmt::format("attribute '{}' ({}) has no equivalent below {}-{}, which added it (only {} can be "
+                              "dropped)",
+                              d.attr, attr_text(n, d.attr), d.op, d.version,
+                              value == "1s" ? std::string("all ones") : value.empty() ? std::string("its absence")
+                                                                                      : "its default " + value));
+  }
+  return out;
+}
 
 // The strict checker run on every written model catches a type the older
 // schema lacks as well.
