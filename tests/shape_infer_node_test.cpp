@@ -131,11 +131,11 @@ void report(const Tally& t, int at_least) {
 }  // namespace
 
 TEST_CASE("bnorm's shape inference alone gives ONNX 1.23's node tests their output shapes", "[infer][conformance]") {
-  report(run_all(fs::path(BNORM_SOURCE_DIR) / "testdata" / "onnx-node-1.23"), 1040);
+  report(run_all(fs::path(BNORM_SOURCE_DIR) / "testdata" / "onnx-node-1.23"), 1207);
 }
 
 TEST_CASE("bnorm's shape inference alone gives ONNX 1.12's node tests their output shapes", "[infer][conformance]") {
   const fs::path root = fs::path(ONNX_TESTDATA_DIR) / "node";
   if (!fs::exists(root)) return;
-  report(run_all(root), 728);
+  report(run_all(root), 861);
 }

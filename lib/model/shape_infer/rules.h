@@ -47,6 +47,9 @@ void add_shape_rules(RuleTable& t);
 void add_nn_rules(RuleTable& t);
 void add_reduce_rules(RuleTable& t);
 void add_control_rules(RuleTable& t);
+void add_rnn_rules(RuleTable& t);
+void add_image_rules(RuleTable& t);
+void add_math_rules(RuleTable& t);
 const RuleTable& rules();
 
 // Dim helpers.

@@ -106,6 +106,9 @@ const RuleTable& rules() {
     add_nn_rules(t);
     add_reduce_rules(t);
     add_control_rules(t);
+    add_rnn_rules(t);
+    add_image_rules(t);
+    add_math_rules(t);
     return t;
   }();
   return table;

@@ -1,4 +1,4 @@
-// Rules of the ops over spatial dims and matrices: Conv, ConvInteger,
+// Rules of the ops over spatial dims and matrices: Conv, DeformConv, ConvInteger,
 // QLinearConv, ConvTranspose (output_shape, output_padding), MaxPool,
 // AveragePool, LpPool (kernel_shape, pads, strides, dilations, auto_pad,
 // ceil_mode), the global pools, Gemm, MatMul (numpy rules for 1-D and
@@ -169,6 +169,7 @@ void add_nn_rules(RuleTable& t) {
   t["Conv"] = [](NodeCtx& c) { conv(c, 1, c.elem(0)); };
   t["ConvInteger"] = [](NodeCtx& c) { conv(c, 1, onnx::TensorProto::INT32); };
   t["QLinearConv"] = [](NodeCtx& c) { conv(c, 3, c.elem(7)); };
+  t["DeformConv"] = [](NodeCtx& c) { conv(c, 1, c.elem(0)); };
   t["ConvTranspose"] = conv_transpose;
   t["MaxPool"] = t["AveragePool"] = t["LpPool"] = [](NodeCtx& c) {
     const auto* x = c.shape(0);
