@@ -3,6 +3,8 @@
 // what the model declares (shape_infer.h states the contract).
 #include <fmt/format.h>
 
+#include <set>
+
 #include "core/log.h"
 #include "model/infer.h"
 #include "model/model.h"
@@ -168,7 +170,7 @@ class Pass {
       c.version = op_version_at(n.op_type(), opset_);
       const auto& table = shape_infer::rules();
       auto rule = table.find(n.op_type());
-      if (c.version > 0 && rule != table.end()) {
+      if (c.version > 0 && rule != table.end() && n.output_size() > 0) {  // rules write output 0
         try {
           rule->second(c);
         } catch (const std::exception& e) {
@@ -249,6 +251,7 @@ class Pass {
 };
 
 bool better(const InferredValue& inferred, const onnx::TypeProto& declared) {
+  if (declared.value_case() == onnx::TypeProto::VALUE_NOT_SET) return true;  // an output declared by name alone
   if (!declared.has_tensor_type()) return false;
   const InferredValue d = from_type(declared);
   if (!d.elem && inferred.elem) return true;
@@ -262,19 +265,24 @@ bool better(const InferredValue& inferred, const onnx::TypeProto& declared) {
   return false;
 }
 
-void write_graph(onnx::GraphProto& g, const ModelShapes& shapes) {
+void write_graph(onnx::GraphProto& g, const ModelShapes& shapes, WriteOutputs outputs) {
   auto it = shapes.find(&g);
   if (it == shapes.end()) return;
   const GraphShapes& values = it->second;
   std::map<std::string, onnx::ValueInfoProto*> have;
   for (auto& v : *g.mutable_value_info()) have[v.name()] = &v;
-  for (auto& v : *g.mutable_output()) have[v.name()] = &v;
+  std::set<std::string> output_names;
+  for (auto& v : *g.mutable_output()) {
+    have[v.name()] = &v;
+    output_names.insert(v.name());
+  }
   for (const auto& n : g.node()) {
     for (const auto& o : n.output()) {
       auto found = values.find(o);
       if (o.empty() || found == values.end()) continue;
       const InferredValue& v = found->second;
-      if (!v.elem && !v.shape) continue;
+      if (!v.elem) continue;  // ONNX reads a tensor type without an element type as an error
+      if (outputs == WriteOutputs::no && output_names.count(o)) continue;
       if (auto h = have.find(o); h != have.end()) {
         if (better(v, h->second->type())) to_type(merge(from_type(h->second->type()), v, o), h->second->mutable_type());
         continue;
@@ -287,8 +295,8 @@ void write_graph(onnx::GraphProto& g, const ModelShapes& shapes) {
   }
   for (auto& n : *g.mutable_node()) {
     for (auto& a : *n.mutable_attribute()) {
-      if (a.has_g()) write_graph(*a.mutable_g(), shapes);
-      for (auto& sg : *a.mutable_graphs()) write_graph(sg, shapes);
+      if (a.has_g()) write_graph(*a.mutable_g(), shapes, outputs);
+      for (auto& sg : *a.mutable_graphs()) write_graph(sg, shapes, outputs);
     }
   }
 }
@@ -301,15 +309,15 @@ ModelShapes infer_model_shapes(const onnx::ModelProto& model) {
   return out;
 }
 
-void write_inferred_shapes(onnx::ModelProto& model, const ModelShapes& shapes) {
-  write_graph(*model.mutable_graph(), shapes);
+void write_inferred_shapes(onnx::ModelProto& model, const ModelShapes& shapes, WriteOutputs outputs) {
+  write_graph(*model.mutable_graph(), shapes, outputs);
 }
 
-onnx::ModelProto with_all_inferred_shapes(const onnx::ModelProto& model) {
+onnx::ModelProto with_all_inferred_shapes(const onnx::ModelProto& model, WriteOutputs outputs) {
   onnx::ModelProto copy = with_inferred_shapes(model);
   try {
     const ModelShapes shapes = infer_model_shapes(copy);
-    write_inferred_shapes(copy, shapes);
+    write_inferred_shapes(copy, shapes, outputs);
   } catch (const std::exception& e) {
     log().debug("bnorm's shape inference stopped: {}", e.what());
   }

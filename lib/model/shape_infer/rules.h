@@ -29,6 +29,9 @@ struct NodeCtx {
   bool has_input(size_t i) const { return i < static_cast<size_t>(node.input_size()) && !node.input(static_cast<int>(i)).empty(); }
   // The input's shape when its rank is known.
   const std::vector<InferredDim>* shape(size_t i) const;
+  // Input 0's shape; when its rank is unknown, output 0 gets input 0's
+  // type alone and the result is nullptr (the rule has nothing more to say).
+  const std::vector<InferredDim>* input_shape_or_type();
   // The input's elements as int64 when all are known sizes.
   std::optional<std::vector<int64_t>> ints(size_t i) const;
   // The input's elements as numbers: integers or floating constants.
@@ -51,6 +54,10 @@ void add_rnn_rules(RuleTable& t);
 void add_image_rules(RuleTable& t);
 void add_math_rules(RuleTable& t);
 const RuleTable& rules();
+
+// The largest rank a rule makes from a value (a shape input's length): a
+// larger one is a strange model, left unknown.
+inline constexpr int64_t kMaxRank = 1024;
 
 // Dim helpers.
 InferredDim broadcast_dim(const InferredDim& a, const InferredDim& b);

@@ -11,6 +11,12 @@ const std::vector<InferredDim>* NodeCtx::shape(size_t i) const {
   return v && v->shape ? &*v->shape : nullptr;
 }
 
+const std::vector<InferredDim>* NodeCtx::input_shape_or_type() {
+  const auto* s = shape(0);
+  if (!s) set(0, elem(0), std::nullopt);
+  return s;
+}
+
 std::optional<std::vector<int64_t>> NodeCtx::ints(size_t i) const {
   const InferredValue* v = input(i);
   if (!v || !v->values) return std::nullopt;

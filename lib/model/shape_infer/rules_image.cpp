@@ -42,11 +42,8 @@ void affine_grid(NodeCtx& c) {
 }
 
 void center_crop_pad(NodeCtx& c) {
-  const auto* x = c.shape(0);
-  if (!x) {
-    c.set(0, c.elem(0), std::nullopt);
-    return;
-  }
+  const auto* x = c.input_shape_or_type();
+  if (!x) return;
   const int64_t rank = static_cast<int64_t>(x->size());
   std::vector<InferredDim> d = *x;
   std::vector<int64_t> axes;

@@ -8,11 +8,8 @@ namespace bnorm::shape_infer {
 namespace {
 
 void reduce(NodeCtx& c, int input_from) {
-  const auto* s = c.shape(0);
-  if (!s) {
-    c.set(0, c.elem(0), std::nullopt);
-    return;
-  }
+  const auto* s = c.input_shape_or_type();
+  if (!s) return;
   const bool keep = attr_int(c.node, "keepdims", 1) != 0;
   std::optional<std::vector<int64_t>> axes;
   if (c.version < input_from) {

@@ -82,7 +82,7 @@ void constant_of_shape(NodeCtx& c) {
   if (const auto* a = find_attr(c.node, "value"); a && a->has_t()) elem = a->t().data_type();
   std::optional<std::vector<InferredDim>> dims;
   if (const InferredValue* s = c.input(0); s && s->values) dims = *s->values;
-  else if (const auto* sh = c.shape(0); sh && sh->size() == 1 && (*sh)[0].known())
+  else if (const auto* sh = c.shape(0); sh && sh->size() == 1 && (*sh)[0].known() && (*sh)[0].value <= kMaxRank)
     dims = std::vector<InferredDim>(static_cast<size_t>((*sh)[0].value));
   c.set(0, elem, dims);
   if (dims && is_index_type(elem)) {
@@ -137,11 +137,8 @@ void gather(NodeCtx& c) {
 }
 
 void slice(NodeCtx& c) {
-  const auto* s = c.shape(0);
-  if (!s) {
-    c.set(0, c.elem(0), std::nullopt);
-    return;
-  }
+  const auto* s = c.input_shape_or_type();
+  if (!s) return;
   const int64_t rank = static_cast<int64_t>(s->size());
   std::optional<std::vector<int64_t>> starts, ends, axes, steps;
   if (c.version < 10) {
@@ -307,7 +304,7 @@ void reshape(NodeCtx& c) {
     if (auto a = attr_ints(c.node, "shape")) target = known_dims(*a);
   } else if (const InferredValue* v = c.input(1); v && v->values) {
     target = *v->values;
-  } else if (const auto* sh = c.shape(1); sh && sh->size() == 1 && (*sh)[0].known()) {
+  } else if (const auto* sh = c.shape(1); sh && sh->size() == 1 && (*sh)[0].known() && (*sh)[0].value <= kMaxRank) {
     c.set(0, c.elem(0), std::vector<InferredDim>(static_cast<size_t>((*sh)[0].value)));
     return;
   }

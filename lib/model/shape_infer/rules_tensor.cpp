@@ -34,11 +34,8 @@ void flatten(NodeCtx& c) {
 }
 
 void transpose(NodeCtx& c) {
-  const auto* s = c.shape(0);
-  if (!s) {
-    c.set(0, c.elem(0), std::nullopt);
-    return;
-  }
+  const auto* s = c.input_shape_or_type();
+  if (!s) return;
   std::vector<int64_t> perm;
   if (auto p = attr_ints(c.node, "perm"); p && !p->empty()) perm = *p;
   else
@@ -57,7 +54,7 @@ void expand(NodeCtx& c) {
   const InferredValue* shape = c.input(1);
   if (shape && shape->values) {
     c.set(0, c.elem(0), broadcast({c.shape(0), &*shape->values}));
-  } else if (const auto* sh = c.shape(1); sh && sh->size() == 1 && (*sh)[0].known() && c.shape(0)) {
+  } else if (const auto* sh = c.shape(1); sh && sh->size() == 1 && (*sh)[0].known() && (*sh)[0].value <= kMaxRank && c.shape(0)) {
     const size_t r = std::max(static_cast<size_t>((*sh)[0].value), c.shape(0)->size());
     c.set(0, c.elem(0), std::vector<InferredDim>(r));
   } else {
@@ -66,11 +63,8 @@ void expand(NodeCtx& c) {
 }
 
 void tile(NodeCtx& c) {
-  const auto* s = c.shape(0);
-  if (!s) {
-    c.set(0, c.elem(0), std::nullopt);
-    return;
-  }
+  const auto* s = c.input_shape_or_type();
+  if (!s) return;
   std::vector<InferredDim> d(s->size());
   const auto reps = c.ints(1);
   if (c.version >= 6 && reps && reps->size() == s->size()) {
@@ -127,11 +121,8 @@ void split(NodeCtx& c) {
 }
 
 void pad(NodeCtx& c) {
-  const auto* s = c.shape(0);
-  if (!s) {
-    c.set(0, c.elem(0), std::nullopt);
-    return;
-  }
+  const auto* s = c.input_shape_or_type();
+  if (!s) return;
   const int64_t rank = static_cast<int64_t>(s->size());
   std::optional<std::vector<int64_t>> pads =
       c.version < 2 ? attr_ints(c.node, "paddings") : c.version < 11 ? attr_ints(c.node, "pads") : c.ints(1);
@@ -169,11 +160,8 @@ void pad(NodeCtx& c) {
 // Resize (10: scales; 11+: roi, scales, sizes; 18+: axes) and Upsample
 // (scales attribute before 9, input from 9): floor(dim * scale), or sizes.
 void resize(NodeCtx& c) {
-  const auto* s = c.shape(0);
-  if (!s) {
-    c.set(0, c.elem(0), std::nullopt);
-    return;
-  }
+  const auto* s = c.input_shape_or_type();
+  if (!s) return;
   const int64_t rank = static_cast<int64_t>(s->size());
   std::vector<InferredDim> d(s->size());
   const bool upsample = c.node.op_type() == "Upsample";

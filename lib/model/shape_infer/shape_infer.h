@@ -67,15 +67,19 @@ using ModelShapes = std::map<const onnx::GraphProto*, GraphShapes>;
 // bnorm's rules alone over `model` (which must outlive the result).
 ModelShapes infer_model_shapes(const onnx::ModelProto& model);
 
-// Writes `shapes` (computed on `model`) into the model's value_info, and into
-// graph outputs whose declared shape is less complete: each dim known there
-// stays, unknown ones are filled.
-void write_inferred_shapes(onnx::ModelProto& model, const ModelShapes& shapes);
+// Writes `shapes` (computed on `model`) into the model's value_info (values
+// with a known element type), and with `outputs` into graph outputs whose
+// declared shape is less complete: each dim known there stays, unknown
+// ones are filled.
+enum class WriteOutputs { no, yes };
+void write_inferred_shapes(onnx::ModelProto& model, const ModelShapes& shapes, WriteOutputs outputs = WriteOutputs::yes);
 
 // ONNX 1.12's shape inference (model/infer.h), then bnorm's filling what it
 // left unknown: the copy every reader of shapes uses (upgrade's site walker,
-// inspect, the legacy-broadcast check).
-onnx::ModelProto with_all_inferred_shapes(const onnx::ModelProto& model);
+// inspect, fold's rank checks, the conversion at <= 17, which passes `no`:
+// its copy becomes the output model, whose graph outputs keep what ONNX's
+// inference gives them).
+onnx::ModelProto with_all_inferred_shapes(const onnx::ModelProto& model, WriteOutputs outputs = WriteOutputs::yes);
 
 // Conversions between the proto forms and InferredValue.
 InferredValue from_type(const onnx::TypeProto& t);
