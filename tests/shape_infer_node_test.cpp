@@ -121,7 +121,7 @@ Tally run_all(const fs::path& root) {
 }
 
 void report(const Tally& t, int at_least) {
-  INFO(fmt::format("{} of {} folders matched; {} covered by rules; ops without a rule: {}", t.matched, t.total,
+  WARN(fmt::format("{} of {} folders matched; {} covered by rules; ops without a rule: {}", t.matched, t.total,
                    t.covered, fmt::join(t.uncovered_ops, " ")));
   for (const auto& p : t.problems) UNSCOPED_INFO(p);
   CHECK(t.problems.empty());
@@ -131,11 +131,11 @@ void report(const Tally& t, int at_least) {
 }  // namespace
 
 TEST_CASE("bnorm's shape inference alone gives ONNX 1.23's node tests their output shapes", "[infer][conformance]") {
-  report(run_all(fs::path(BNORM_SOURCE_DIR) / "testdata" / "onnx-node-1.23"), 1207);
+  report(run_all(fs::path(BNORM_SOURCE_DIR) / "testdata" / "onnx-node-1.23"), 1304);
 }
 
 TEST_CASE("bnorm's shape inference alone gives ONNX 1.12's node tests their output shapes", "[infer][conformance]") {
   const fs::path root = fs::path(ONNX_TESTDATA_DIR) / "node";
   if (!fs::exists(root)) return;
-  report(run_all(root), 861);
+  report(run_all(root), 868);
 }

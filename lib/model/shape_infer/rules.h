@@ -53,6 +53,7 @@ void add_control_rules(RuleTable& t);
 void add_rnn_rules(RuleTable& t);
 void add_image_rules(RuleTable& t);
 void add_math_rules(RuleTable& t);
+void add_signal_rules(RuleTable& t);
 const RuleTable& rules();
 
 // The largest rank a rule makes from a value (a shape input's length): a

@@ -115,6 +115,7 @@ const RuleTable& rules() {
     add_rnn_rules(t);
     add_image_rules(t);
     add_math_rules(t);
+    add_signal_rules(t);
     return t;
   }();
   return table;

@@ -187,7 +187,9 @@ void add_elementwise_rules(RuleTable& t) {
       c.out[0].values = v;
     }
   };
-  t["IsNaN"] = t["IsInf"] = [](NodeCtx& c) { c.set(0, kBool, shape_of(c, 0)); };
+  t["IsNaN"] = t["IsInf"] = t["RegexFullMatch"] = [](NodeCtx& c) { c.set(0, kBool, shape_of(c, 0)); };
+  t["StringConcat"] = [](NodeCtx& c) { broadcast_all(c, 0); };
+  t["OptionalHasElement"] = [](NodeCtx& c) { c.set(0, kBool, std::vector<InferredDim>{}); };
   t["Cast"] = [](NodeCtx& c) {
     c.set(0, cast_to(c), shape_of(c, 0));
     cast_values(c);
