@@ -186,8 +186,10 @@ class Pass {
       if (v.shape)
         for (auto& d : *v.shape)
           if (d.known() && d.value < 0) d = InferredDim{};
-      if (v.reals && !(v.shape && v.fully_known() && known_product_all(*v.shape) <= kMaxPropagated)) v.reals.reset();
-      if (v.values && !(v.shape && v.fully_known() && small_index_tensor(v.elem, known_product_all(*v.shape))))
+      // Values only where they fit the shape: every rule may index them by it.
+      const int64_t count = v.shape && v.fully_known() ? known_product_all(*v.shape) : -1;
+      if (v.reals && (count < 0 || count > kMaxPropagated || v.reals->size() != static_cast<size_t>(count))) v.reals.reset();
+      if (v.values && (!small_index_tensor(v.elem, count) || count < 0 || v.values->size() != static_cast<size_t>(count)))
         v.values.reset();
       if (auto it = declared.find(name); it != declared.end()) v = merge(it->second, v, name);
       (*env.values)[name] = v;
