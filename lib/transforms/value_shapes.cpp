@@ -1,3 +1,5 @@
+// inspect --shapes: the rows of value_shapes.h, from ONNX's inference and then
+// bnorm's (model/shape_infer) on its result, in graph order.
 #include "transforms/value_shapes.h"
 
 #include <fmt/format.h>
