@@ -408,6 +408,7 @@ def cases(T, M, N):
         "bnorm.inspect/1", 0, None)
     add("inspect --to 5 (a type blocks)", ["inspect", str(T / "bn15_mixed_types.onnx"), "--json", "--to", "5"],
         "bnorm.inspect/1", 0, None)
+    add("inspect --shapes", ["inspect", str(M / "fp16.onnx"), "--json", "--shapes"], "bnorm.inspect/1", 0, None)
     add("inspect --fp16", ["inspect", str(M / "fp16.onnx"), "--json", "--fp16"], "bnorm.inspect/1", 0, None)
     add("inspect --fp16 --random --dim", ["inspect", str(M / "fp16.onnx"), "--json", "--fp16", "--random", "0",
                                           "--dim", "batch=2"], "bnorm.inspect/1", 0, None)

@@ -115,6 +115,23 @@ TEST_CASE("Pad-18 axes going down become pads over every axis, non-constant axes
   CHECK(upgrade_error_of(dyn.model(), 13).find("input 'axes' (axes) is not a constant") != std::string::npos);
 }
 
+TEST_CASE("Pad-18 axes after a Split-18 num_outputs goes down to 13: the rank comes from bnorm's own shape inference", "[upgrade][high][infer]") {
+  // ONNX 1.12 reads Split-18 as Split-13, which cannot split 5 in 2 equal
+  // parts: its inference stops there, and the rank of 'a' is known only
+  // from bnorm's (Split-18 num_outputs = 2 over 5: 3 and 2).
+  Net n(18);
+  n.b.input("x", DType::float32, {5, 3, 4});
+  n.ints("pads", {1, 2, 0, 3});
+  n.ints("axes", {-1, 0});
+  set_attr(n.b.node("Split", {"x"}, {"a", "b"}, "split"), "num_outputs", int64_t{2});
+  n.b.node("Pad", {"a", "pads", "", "axes"}, {"y"}, "pad");
+  n.out("y", DType::float32, {8, 3, 5});
+  n.out("b", DType::float32, {2, 3, 4});
+  const Model down = through(n.model(), {13});
+  CHECK(first_node(down, "Split").input_size() == 2);  // split sizes [3, 2] as an input
+  CHECK(first_node(down, "Pad").input_size() == 2);    // pads over every axis, no axes
+}
+
 TEST_CASE("type-only changes: a node moves when its element types exist at the target, else the error names node and type", "[upgrade][high]") {
   Net ok(22);
   ok.b.input("x", DType::float32, {2, 3});

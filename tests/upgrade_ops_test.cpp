@@ -386,3 +386,24 @@ TEST_CASE("going up across 7, a legacy broadcast Add of unknown shapes is named,
                     Catch::Contains("numpy-style"));
   CHECK_THAT(e, !Catch::Contains("Assertion"));
 }
+
+TEST_CASE("going down below 7, a legacy broadcast Add after a Reshape to a computed shape converts: bnorm's data propagation gives the shape", "[upgrade][infer]") {
+  // y = Reshape(x, Concat(Gather(Shape(x), [0]), [-1])): ONNX 1.12's inference
+  // (no data propagation) leaves y's dims unknown, and the adapter needs them.
+  Model m = new_model(9);
+  add_input(m, "x", DType::float32, {2, 3, 4});
+  add_init(m, "zero", Tensor::from_f64(DType::int64, {1}, {0}));
+  add_init(m, "minus_one", Tensor::from_f64(DType::int64, {1}, {-1}));
+  add_init(m, "bias", Tensor::from_f64(DType::float32, {12}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  add_node(m, "Shape", {"x"}, {"s"}, "shape");
+  add_node(m, "Gather", {"s", "zero"}, {"n"}, "gather");
+  set_attr(add_node(m, "Concat", {"n", "minus_one"}, {"target"}, "concat"), "axis", int64_t{0});
+  add_node(m, "Reshape", {"x", "target"}, {"y"}, "reshape");
+  add_node(m, "Add", {"y", "bias"}, {"z"}, "add");
+  add_output(graph_of(m), "z", DType::float32, {2, 12});
+  const Model down = converted(m, 6);
+  const auto* b = attr_of(first_node(down, "Add"), "broadcast");
+  REQUIRE(b);
+  CHECK(b->i() == 1);
+  expect_same_outputs(m, down);
+}

@@ -1,4 +1,4 @@
-// bnorm inspect MODEL [--json] [--summary]
+// bnorm inspect MODEL [--json] [--summary] [--shapes]
 #include <fmt/format.h>
 
 #include <iostream>
@@ -27,6 +27,7 @@ struct InspectOptions {
   bool summary = false;
   std::optional<int64_t> to;
   bool fp16 = false;
+  bool shapes = false;
   InputOptions measure;  // --fp16's inputs: --input, --random, --dim
   std::string to_text, seed_text;
 };
@@ -144,6 +145,18 @@ void print_risks(const std::vector<Fp16Risk>& risks, bool measured) {
   }
 }
 
+// "value shapes (inferred)" then one value a line, by graph.
+void print_shapes(const std::vector<ValueShape>& shapes) {
+  report_out() << fmt::format("\nvalue shapes (inferred, {} values)\n", shapes.size());
+  size_t w = 4;
+  for (const auto& v : shapes) w = std::max(w, v.name.size());
+  std::string graph = "main";
+  for (const auto& v : shapes) {
+    if (v.graph != graph) report_out() << fmt::format("  graph {}\n", graph = v.graph);
+    report_out() << fmt::format("  {:<{}}  {}\n", v.name, w, v.text());
+  }
+}
+
 }  // namespace
 
 Runner add_inspect(CLI::App& app) {
@@ -155,6 +168,9 @@ Runner add_inspect(CLI::App& app) {
   sub->add_flag("--fp16", opt->fp16,
                 "Float16 risks of the normalization nodes: parameters that overflow or vanish in float16, and with "
                 "--random/--input, inputs whose sum of squares overflows it");
+  sub->add_flag("--shapes", opt->shapes,
+                "The inferred element type and shape of every value (graph inputs and node outputs, subgraphs "
+                "included): ONNX's shape inference, then bnorm's where it stops");
   sub->add_option("--input", opt->measure.inputs, "NAME=FILE: an input for --fp16's measurement (repeatable)");
   sub->add_option("--random", opt->seed_text, "--fp16: measure on seeded random inputs");
   sub->add_option("--dim", opt->measure.dims, "NAME=VALUE: a symbolic dim's size for --random (repeatable)");
@@ -177,6 +193,7 @@ Runner add_inspect(CLI::App& app) {
     api::InspectRequest request;
     request.to = opt->to;
     request.fp16 = opt->fp16;
+    request.shapes = opt->shapes;
     request.inputs = read_inputs(opt->measure.inputs);
     request.seed = opt->measure.seed;
     request.dims = parse_dims(opt->measure.dims);
@@ -201,6 +218,7 @@ Runner add_inspect(CLI::App& app) {
     }
     if (o.risks) print_risks(*o.risks, o.measured);
     if (o.plan) print_plan(*o.plan);
+    if (o.shapes) print_shapes(*o.shapes);
     return 0;
   };
 }

@@ -16,6 +16,7 @@ namespace bnorm::api {
 struct InspectRequest {
   std::optional<int64_t> to;  // the pre-flight of an upgrade to this opset (upgrade_plan)
   bool fp16 = false;          // the float16 risks of the normalization nodes (fp16_risks)
+  bool shapes = false;        // every value's inferred type and shape (value_shapes)
   // With fp16: measure the inputs of the normalization nodes on these
   // inputs, the others random from `seed` when it is given; `dims` sizes
   // the inputs' symbolic dims.

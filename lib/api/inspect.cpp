@@ -27,6 +27,23 @@ nlohmann::json risks_json(const std::vector<Fp16Risk>& risks) {
   return out;
 }
 
+nlohmann::json shapes_json(const std::vector<ValueShape>& shapes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& v : shapes) {
+    nlohmann::json dims = nullptr;
+    if (v.dims) {
+      dims = nlohmann::json::array();
+      for (const auto& d : *v.dims) {
+        if (d == "?") dims.push_back(nullptr);
+        else if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos) dims.push_back(std::stoll(d));
+        else dims.push_back(d);
+      }
+    }
+    out.push_back({{"graph", v.graph}, {"name", v.name}, {"type", v.type}, {"shape", dims}});
+  }
+  return out;
+}
+
 }  // namespace
 
 InspectOutcome inspect_model(const Model& model, const InspectRequest& request) {
@@ -45,6 +62,7 @@ InspectOutcome inspect_model(const Model& model, const InspectRequest& request) 
     }
   }
   if (request.to) o.plan = plan_upgrade_model(model, *request.to);
+  if (request.shapes) o.shapes = value_shapes(model);
   return o;
 }
 
@@ -53,6 +71,7 @@ nlohmann::json inspect_document(const InspectOutcome& o, const InspectRequest& r
   if (!request.file) j["file"] = nullptr;
   if (o.plan) j["upgrade_plan"] = plan_json(*o.plan);
   if (o.risks) j["fp16_risks"] = risks_json(*o.risks);
+  if (o.shapes) j["value_shapes"] = shapes_json(*o.shapes);
   return with_schema(std::move(j), "bnorm.inspect/1");
 }
 

@@ -28,6 +28,7 @@
 #include "transforms/inspect.h"
 #include "transforms/upgrade/types.h"
 #include "transforms/upgrade/verify.h"
+#include "transforms/value_shapes.h"
 
 namespace bnorm::api {
 
@@ -72,6 +73,7 @@ struct InspectOutcome {
   std::optional<UpgradePlan> plan;
   std::optional<std::vector<Fp16Risk>> risks;
   bool measured = false;  // fp16 risks measured on inputs
+  std::optional<std::vector<ValueShape>> shapes;  // --shapes
 };
 InspectOutcome inspect_model(const Model& model, const InspectRequest& request);
 nlohmann::json inspect_document(const InspectOutcome& o, const InspectRequest& request);

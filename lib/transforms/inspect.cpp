@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "eval/run/evaluator.h"
 #include "model/graph_index.h"
-#include "model/infer.h"
+#include "model/shape_infer/shape_infer.h"
 #include "model/node_label.h"
 #include "model/norm_op.h"
 #include "model/op_versions.h"
@@ -285,7 +285,7 @@ InspectReport inspect(const Model& model) {
   }
   for (const auto& out : m.graph().output()) r.outputs.push_back(describe_value(out, false));
 
-  const onnx::ModelProto inferred = with_inferred_shapes(m);
+  const onnx::ModelProto inferred = with_all_inferred_shapes(m);
   const GraphIndex index(inferred);
   std::map<std::string, int64_t> eval_missing;
   r.graphs = static_cast<int>(index.scopes().size());

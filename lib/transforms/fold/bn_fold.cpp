@@ -13,7 +13,7 @@
 #include "model/deferred.h"
 #include "model/node_label.h"
 #include "model/graph_index.h"
-#include "model/infer.h"
+#include "model/shape_infer/shape_infer.h"
 #include "model/tensor_proto.h"
 #include "transforms/fold/generated.h"
 #include "transforms/fold/bn_match.h"
@@ -282,7 +282,7 @@ FoldReport fold_batch_norms(Model& model, const FoldOptions& options) {
     std::unique_ptr<onnx::ModelProto> inferred;
     std::unique_ptr<GraphIndex> shapes;
     if (needs_shapes(index)) {
-      inferred = std::make_unique<onnx::ModelProto>(with_inferred_shapes(model.proto));
+      inferred = std::make_unique<onnx::ModelProto>(with_all_inferred_shapes(model.proto));
       shapes = std::make_unique<GraphIndex>(*inferred);
     }
     std::set<std::string> names;  // every value name, for fresh names

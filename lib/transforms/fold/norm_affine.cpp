@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "model/attrs.h"
 #include "model/graph_index.h"
-#include "model/infer.h"
+#include "model/shape_infer/shape_infer.h"
 #include "model/node_label.h"
 #include "model/op_versions.h"
 #include "model/prune.h"
@@ -201,7 +201,7 @@ NormFoldReport fold_norm_affines(Model& model, const FoldOptions& options) {
     std::unique_ptr<onnx::ModelProto> inferred;
     std::unique_ptr<GraphIndex> shapes;
     if (needs_shapes(index)) {
-      inferred = std::make_unique<onnx::ModelProto>(with_inferred_shapes(model.proto));
+      inferred = std::make_unique<onnx::ModelProto>(with_all_inferred_shapes(model.proto));
       shapes = std::make_unique<GraphIndex>(*inferred);
     }
     std::set<std::string> names;

@@ -13,6 +13,7 @@
 #include "model/graph_index.h"
 #include "model/graph_order.h"
 #include "model/infer.h"
+#include "model/shape_infer/shape_infer.h"
 #include "model/prune.h"
 #include "model/tensor_proto.h"
 #include "model/node_label.h"
@@ -238,7 +239,7 @@ void convert_low(Model& model, int64_t from, int64_t to, const UpgradeOptions& o
   check_ops(model.proto, from, to);
 
   sort_nodes(model, r);
-  onnx::ModelProto inferred = with_inferred_shapes(model.proto);
+  onnx::ModelProto inferred = with_all_inferred_shapes(model.proto, WriteOutputs::no);
   set_default_opset(inferred, from);
   if (inferred.ir_version() < 4) list_initializers_as_inputs(inferred, r);
   inferred.set_ir_version(std::max<int64_t>(inferred.ir_version(), 3));  // IR 1/2 had no opset_import

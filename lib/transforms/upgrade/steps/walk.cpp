@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "model/graph_index.h"
-#include "model/infer.h"
+#include "model/shape_infer/shape_infer.h"
 #include "model/model.h"
 #include "model/tensor_proto.h"
 
@@ -13,7 +13,7 @@ namespace bnorm::steps {
 void walk_sites(onnx::ModelProto& m, int64_t target_opset,
                 const std::function<bool(const onnx::NodeProto&, int& version)>& select,
                 const std::function<Visit(NormSite& site, const WalkedNode& where)>& visit) {
-  const onnx::ModelProto inferred = with_inferred_shapes(m);
+  const onnx::ModelProto inferred = with_all_inferred_shapes(m);
   const GraphIndex index(inferred);
   std::vector<const onnx::GraphProto*> originals;
   for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) { originals.push_back(&g); });
