@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "model/attr_values.h"
 #include "model/graph_index.h"
-#include "model/infer.h"
+#include "model/shape_infer/shape_infer.h"
 #include "model/model.h"
 #include "model/model_walk.h"
 #include "model/norm_op.h"
@@ -67,7 +67,7 @@ std::string subgraph_problem(const onnx::NodeProto& n, int version) {
 
 std::vector<std::string> structure_problems(const onnx::ModelProto& m) {
   const int64_t opset = default_opset(m);
-  const onnx::ModelProto inferred = with_inferred_shapes(m);
+  const onnx::ModelProto inferred = with_all_inferred_shapes(m);  // ONNX 1.12's and bnorm's (above 17 too)
   const GraphIndex index(inferred);
   std::vector<std::string> problems;
   for_each_graph(inferred.graph(), "main", [&](const onnx::GraphProto& g, const std::string& path) {
