@@ -1,6 +1,7 @@
 // The pre-flight of bnorm upgrade: the node plan (node_plan.h), then, when
 // it finds no blocker, the whole conversion run on a copy, so that what it
-// would refuse (ONNX's converter, the check) is a blocker too.
+// would refuse (ONNX's converter, ONNX's checker and bnorm's structural
+// check of the result) is a blocker too.
 #include "transforms/upgrade/preflight.h"
 
 #include "core/error.h"
@@ -18,6 +19,7 @@ UpgradePlan plan_upgrade_model(const Model& model, int64_t target) {
     try {
       const UpgradeReport r = upgrade_model(copy, o);
       plan.to_ir = r.to_ir;
+      check_model_full(copy.proto, model.dir());  // what upgrade's check would refuse (unless --no-check)
     } catch (const Error& e) {
       plan.blockers.push_back(e.message());
     }

@@ -89,8 +89,4 @@ struct UpgradePlan {
 // its label when it has no name ("Gelu #0 -> 'g'").
 std::string quoted_label(const onnx::NodeProto& n, int index, const std::string& graph_path);
 
-// A node as blockers name it: 'name' (quoted, with its subgraph path), or
-// its label when it has no name ("Gelu #0 -> 'g'").
-std::string quoted_label(const onnx::NodeProto& n, int index, const std::string& graph_path);
-
 }  // namespace bnorm
