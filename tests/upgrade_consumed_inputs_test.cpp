@@ -6,6 +6,7 @@
 // required (concat_4: refused for targets of 11 and above before).
 #include <catch2/catch.hpp>
 
+#include "core/error.h"
 #include "model/attrs.h"
 #include "support/upgrade_support.h"
 
@@ -97,4 +98,26 @@ TEST_CASE("Reshape-14 with allowzero = 1 goes below 14 when its constant shape h
   const std::string why = upgrade_error_of(reshape({0, 24}), 13);
   CHECK_THAT(why, Catch::Contains("'r'") && Catch::Contains("allowzero = 1 with a 0 in the shape"));
   CHECK_THAT(why, !Catch::Contains("Assertion"));
+}
+
+TEST_CASE("LpPool-1 without kernel_shape (no default at 1, required from 2) is refused going up, by name",
+          "[upgrade][consumed_inputs]") {
+  GraphBuilder b(1);
+  b.input("x", DType::float32, {1, 1, 4, 4});
+  b.node("LpPool", {"x"}, {"y"}, "pool");
+  add_output(b.graph(), "y", DType::float32, {1, 1, 1, 1});
+  b.graph().set_name("g");
+  Model m = b.model();
+  m.proto.set_ir_version(3);
+  UpgradeOptions o;
+  o.target = 11;
+  try {
+    upgrade_model(m, o);
+    FAIL("converted");
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("'pool'") != std::string::npos);
+    CHECK(what.find("kernel_shape") != std::string::npos);
+  }
 }

@@ -4,7 +4,8 @@
 //   LpPool-1:  p float (default 2.0)      LpPool-2+: p int (default 2)
 //
 // Up: p must be a whole number (else Error naming the node); written as an
-// int. Down: written as a float (exact for every int up to 2^24). Absent
+// int. LpPool-1 without kernel_shape (optional there, with no default;
+// required from 2) is refused, naming the node. Down: written as a float (exact for every int up to 2^24). Absent
 // stays absent (the defaults agree). Formula: unchanged.
 #include <fmt/format.h>
 
@@ -17,6 +18,9 @@ namespace bnorm::steps {
 void lppool_2_convert(NormSite& s) {
   const int to = schema_version(s.node.op_type(), s.target_opset);
   onnx::NodeProto& n = s.node;
+  if (n.op_type() == "LpPool" && s.version < 2 && to >= 2 && !find_attr(n, "kernel_shape")) {
+    refuse(s, "it has no kernel_shape: LpPool-1 gives it no default, and from version 2 it is required");
+  }
   const auto* p = find_attr(n, "p");
   if (p && s.version < 2 && to >= 2) {
     const float v = p->f();
