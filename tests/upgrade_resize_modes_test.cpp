@@ -56,17 +56,6 @@ const onnx::NodeProto& the_resize(const Model& m) {
   throw;
 }
 
-std::string error_of(Model m, int64_t to) {
-  UpgradeOptions o;
-  o.target = to;
-  try {
-    upgrade_model(m, o);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 struct Scales {
   int64_t h, w;
   float sh, sw;
@@ -101,7 +90,7 @@ TEST_CASE("Resize-11 tf_half_pixel_for_nn goes up across 13 as half_pixel with t
   for (const auto& [mode, nearest] : {std::pair<std::string, std::string>{"nearest", "ceil"},
                                       {"nearest", "round_prefer_ceil"}, {"linear", ""}}) {
     INFO(mode << " " << nearest);
-    const std::string why = error_of(resize(11, 4, 5, 2.0f, 3.0f, "tf_half_pixel_for_nn", nearest, mode), 13);
+    const std::string why = upgrade_error_of(resize(11, 4, 5, 2.0f, 3.0f, "tf_half_pixel_for_nn", nearest, mode), 13);
     CHECK(why.find("'resize'") != std::string::npos);
     CHECK(why.find("tf_half_pixel_for_nn") != std::string::npos);
   }
@@ -144,7 +133,7 @@ TEST_CASE("Resize-19 half_pixel_symmetric goes below 19 as half_pixel when each 
           expect_same_outputs(m, down);
           expect_same_outputs(m, converted(m, 13));
         } else {
-          const std::string why = error_of(m, 18);
+          const std::string why = upgrade_error_of(m, 18);
           CHECK(why.find("'resize'") != std::string::npos);
           CHECK(why.find("half_pixel_symmetric") != std::string::npos);
         }
