@@ -17,14 +17,10 @@ inline Model with_ir(Model m, int64_t ir) {
 
 // `in` upgraded to `to` with --fuse-norms, through ONNX's full check.
 inline Model fused(const Model& in, int64_t to, UpgradeReport* report = nullptr) {
-  Model out = in;
   UpgradeOptions o;
   o.target = to;
   o.fuse_norms = true;
-  const UpgradeReport r = upgrade_model(out, o);
-  check_model_full(out.proto);
-  if (report) *report = r;
-  return out;
+  return converted_with(in, o, report);
 }
 
 // The first fusion's rewrite text ("fused ReduceMean, Sub, ... into ..."); "" when none.

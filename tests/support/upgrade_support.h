@@ -55,15 +55,20 @@ struct TestNet {
   }
 };
 
-inline Model converted(const Model& in, int64_t to, bool inference = false, UpgradeReport* report = nullptr) {
+// `in` upgraded with options `o`, through the checks upgrade runs on a result.
+inline Model converted_with(const Model& in, const UpgradeOptions& o, UpgradeReport* report = nullptr) {
   Model out = in;
-  UpgradeOptions o;
-  o.target = to;
-  o.inference = inference;
   const UpgradeReport r = upgrade_model(out, o);
   check_model_full(out.proto);
   if (report) *report = r;
   return out;
+}
+
+inline Model converted(const Model& in, int64_t to, bool inference = false, UpgradeReport* report = nullptr) {
+  UpgradeOptions o;
+  o.target = to;
+  o.inference = inference;
+  return converted_with(in, o, report);
 }
 
 inline void expect_same_outputs(const Model& before, const Model& after, const std::vector<std::string>& names = {}) {
