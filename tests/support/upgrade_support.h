@@ -71,8 +71,10 @@ inline Model converted(const Model& in, int64_t to, bool inference = false, Upgr
   return converted_with(in, o, report);
 }
 
-inline void expect_same_outputs(const Model& before, const Model& after, const std::vector<std::string>& names = {}) {
-  const auto inputs = random_inputs(before, 7, {});
+// `dims`: sizes of the inputs' symbolic dims.
+inline void expect_same_outputs(const Model& before, const Model& after, const std::vector<std::string>& names = {},
+                                const std::map<std::string, int64_t>& dims = {}) {
+  const auto inputs = random_inputs(before, 7, dims);
   EvalOptions eo;
   eo.outputs = names;
   const auto a = evaluate(before, inputs, eo);

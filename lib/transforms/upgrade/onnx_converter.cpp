@@ -173,7 +173,8 @@ void check_broadcast_shapes(const onnx::ModelProto& inferred, int64_t from, int6
   };
   const bool up = to > from;
   auto needs_shapes = [&](const onnx::NodeProto& n) -> int64_t {
-    if (!is_default_domain(n.domain())) return 0;
+    // A node bnorm's own steps convert (compare_7, variadic_8) never meets ONNX's adapters.
+    if (!is_default_domain(n.domain()) || converted_by_own_step(n, from, to)) return 0;
     if (!up) {
       const int64_t v = legacy_below(n.op_type());
       return v != 0 && to < v && from >= v ? v : 0;
@@ -403,6 +404,53 @@ ConverterFailure read_converter_failure(const std::string& what) {
   return f;
 }
 
+namespace {
+
+// The main-graph nodes that make ONNX's converter fail alone: each node
+// whose op changes between `from` and `to`, converted in a model of its
+// own (its inputs declared with their types, the constants it reads with
+// it), in graph order; at most `most`.
+std::vector<std::pair<int, std::string>> failing_nodes(const onnx::ModelProto& work, int64_t from, int64_t to,
+                                                       size_t most) {
+  const onnx::GraphProto& g = work.graph();
+  std::map<std::string, const onnx::ValueInfoProto*> types;
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+    for (const auto& v : *list) types.emplace(v.name(), &v);
+  std::map<std::string, const onnx::TensorProto*> constants;
+  for (const auto& t : g.initializer()) constants.emplace(t.name(), &t);
+  std::vector<std::pair<int, std::string>> out;
+  for (int i = 0; i < g.node_size() && out.size() < most; ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    if (!is_default_domain(n.domain()) || op_version_at(n.op_type(), from) == op_version_at(n.op_type(), to)) continue;
+    onnx::ModelProto one;
+    one.set_ir_version(work.ir_version());
+    *one.mutable_opset_import() = work.opset_import();
+    onnx::GraphProto& h = *one.mutable_graph();
+    h.set_name("one");
+    *h.add_node() = n;
+    for (const auto& in : n.input()) {
+      if (in.empty()) continue;
+      if (auto c = constants.find(in); c != constants.end()) *h.add_initializer() = *c->second;
+      auto* v = h.add_input();
+      if (auto t = types.find(in); t != types.end()) *v = *t->second;
+      v->set_name(in);
+    }
+    for (const auto& o : n.output()) {
+      auto* v = h.add_output();
+      if (auto t = types.find(o); t != types.end()) *v = *t->second;
+      v->set_name(o);
+    }
+    try {
+      onnx::version_conversion::ConvertVersion(one, static_cast<int>(to));
+    } catch (const std::exception& e) {
+      out.emplace_back(i, e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 onnx::ModelProto run_onnx_converter(const onnx::ModelProto& work, int64_t from, int64_t to) {
   install_onnx_inference_guards();  // the converter infers shapes first
   try {
@@ -419,9 +467,15 @@ onnx::ModelProto run_onnx_converter(const onnx::ModelProto& work, int64_t from, 
         one = &g.node(i);
       }
     });
+    if (f.op.empty()) {  // ONNX named no op: the nodes that fail alone
+      for (const auto& [i, what] : failing_nodes(work, from, to, 6)) {
+        labels.push_back(quoted_label(work.graph().node(i), i, "main"));
+        one = &work.graph().node(i);
+      }
+    }
     std::string where;
     if (labels.size() > 1) {
-      where = fmt::format(" ({} {} nodes: {}{})", labels.size(), f.op,
+      where = fmt::format(" ({} {}nodes: {}{})", labels.size(), f.op.empty() ? "" : f.op + " ",
                           fmt::join(labels.begin(), labels.begin() + std::min<size_t>(labels.size(), 5), ", "),
                           labels.size() > 5 ? ", ..." : "");
     }

@@ -1,6 +1,8 @@
-// Equal, Greater, Less, And, Or, Xor across 7: legacy broadcast <-> numpy
-// broadcast (ONNX 1.12 has no adapter either way: "No Adapter From Version
-// $7 for Less", "No Adapter For And").
+// Equal, Greater, Less, And, Or, Xor, and Add, Sub, Mul, Div, Pow across 7:
+// legacy broadcast <-> numpy broadcast (ONNX 1.12 has no adapter for the
+// comparisons either way: "No Adapter From Version $7 for Less", "No Adapter
+// For And"; its adapters for the arithmetic ops need every dim as a number,
+// and fail on a symbolic batch: "Dimension is a param instead of an int").
 //
 //   Before (7+):  Less(A [2, 3, 4], B [3, 4])             numpy broadcast
 //   After  (1-6): Less(A, B) broadcast = 1                B aligned at the end
