@@ -428,3 +428,32 @@ TEST_CASE("legacy broadcast Add, Sub, Mul, Div, Pow with a symbolic batch cross 
     expect_same_outputs(m, down, {}, {{"N", 2}});
   }
 }
+
+TEST_CASE("Reshape to a computed shape goes below 5 with its output's inferred dims as the shape attribute", "[upgrade][infer]") {
+  // As ulfd_slim320 (opset 9) going to 1..4: the shape input is Concat(Gather(Shape(x)), [-1]), not a constant;
+  // the output's dims are known (a symbolic batch: -1, the one dim Reshape infers).
+  for (const bool symbolic : {false, true}) {
+    INFO((symbolic ? "batch N" : "static"));
+    Model m = new_model(9);
+    add_input(m, "x", DType::float32, {2, 3, 4});
+    if (symbolic) {
+      graph_of(m).mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+    }
+    add_init(m, "zero", Tensor::from_f64(DType::int64, {1}, {0}));
+    add_init(m, "minus_one", Tensor::from_f64(DType::int64, {1}, {-1}));
+    add_node(m, "Shape", {"x"}, {"s"}, "shape");
+    add_node(m, "Gather", {"s", "zero"}, {"n"}, "gather");
+    set_attr(add_node(m, "Concat", {"n", "minus_one"}, {"target"}, "concat"), "axis", int64_t{0});
+    add_node(m, "Reshape", {"x", "target"}, {"y"}, "reshape");
+    add_output(graph_of(m), "y", DType::float32, {2, 12});
+    if (symbolic) {
+      graph_of(m).mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+    }
+    const Model down = converted(m, 4);
+    const auto* shape = attr_of(first_node(down, "Reshape"), "shape");
+    REQUIRE(shape);
+    CHECK(std::vector<int64_t>(shape->ints().begin(), shape->ints().end()) ==
+          (symbolic ? std::vector<int64_t>{-1, 12} : std::vector<int64_t>{2, 12}));
+    expect_same_outputs(m, down, {}, symbolic ? std::map<std::string, int64_t>{{"N", 2}} : std::map<std::string, int64_t>{});
+  }
+}

@@ -6,16 +6,40 @@
 // Up: the `shape` attribute becomes an int64 initializer (ONNX 1.12's
 // adapter writes an int64 Constant node, which opsets 5-8 do not allow:
 // Constant-1 has only float types). Down: the shape input must be a
-// constant (Error naming the node and the input otherwise; ONNX 1.12's
-// adapter asserts, ir.h eraseOutput) and becomes the attribute; allowzero
+// constant, or the output's dims inferred (bnorm's shape inference
+// propagates Shape/Gather/Concat) with one unknown at most, written -1;
+// else Error naming the node and the input (ONNX 1.12's adapter asserts,
+// ir.h eraseOutput); it becomes the attribute; allowzero
 // (14) must be 0 (dropped). Element types must exist at the target.
 // Formula: unchanged (0 copies the input's dim, -1 is inferred, at both).
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "model/attrs.h"
 #include "transforms/upgrade/steps/onnx_gaps.h"
 
 namespace bnorm::steps {
+
+namespace {
+
+// A shape input that is no constant (Concat(Gather(Shape(x)), ...)): the
+// output's inferred dims, with -1 for at most one unknown (symbolic) dim,
+// which Reshape infers from the element count; more unknowns: Error.
+std::vector<int64_t> shape_from_output(NormSite& s) {
+  const std::string& y = s.node.output(0);
+  const auto dims = s.dims_of(y);
+  const auto unknown = dims ? std::count(dims->begin(), dims->end(), -1) : 0;
+  if (!dims || unknown > 1) {
+    refuse(s, fmt::format("input '{}' (shape) is not a constant and the dims of the output '{}' are not known well "
+                          "enough to write it (one unknown dim at most): it cannot become an attribute below version 5",
+                          s.node.input(1), y));
+  }
+  s.report.set.push_back(fmt::format("shape from the output's inferred dims (input '{}' is computed)", s.node.input(1)));
+  return *dims;
+}
+
+}  // namespace
 
 void reshape_5_convert(NormSite& s) {
   const int to = schema_version("Reshape", s.target_opset);
@@ -31,7 +55,8 @@ void reshape_5_convert(NormSite& s) {
     refuse_missing_types(s, to);
     if (attr_int(n, "allowzero", 0) != 0) refuse(s, "allowzero = 1 has no form below version 14");
     if (n.input_size() < 2 || n.input(1).empty()) refuse(s, "the shape input is missing");
-    const std::vector<int64_t> shape = constant_ints(s, 1, "shape", "become an attribute below version 5");
+    const std::vector<int64_t> shape = constant_input(s, 1) ? constant_ints(s, 1, "shape", "")
+                                                            : shape_from_output(s);
     remove_attr(n, "allowzero");
     while (n.input_size() > 1) n.mutable_input()->RemoveLast();
     set_ints(n, "shape", shape);
