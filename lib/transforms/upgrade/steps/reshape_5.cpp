@@ -23,11 +23,34 @@ namespace bnorm::steps {
 
 namespace {
 
-// A shape input that is no constant (Concat(Gather(Shape(x)), ...)): the
-// output's inferred dims, with -1 for at most one unknown (symbolic) dim,
-// which Reshape infers from the element count; more unknowns: Error.
+// Whether `v` is computed from shapes and constants only (Shape, Size and
+// constants at its roots; no graph input's values read): then its value is
+// fixed by the input shapes, and the output's inferred dims say it.
+bool from_shapes_only(const NormSite& s, const std::string& v, int depth) {
+  if (depth > 32 || !s.env || !s.env->index || !s.scope) return false;
+  if (s.env->index->constant(*s.scope, v)) return true;
+  const GraphIndex::Value* value = s.env->index->find(*s.scope, v);
+  const onnx::NodeProto* n = value ? value->producer : nullptr;
+  if (!n || !is_default_domain(n->domain())) return false;
+  if (n->op_type() == "Shape" || n->op_type() == "Size") return true;
+  for (const auto& a : n->attribute())
+    if (a.has_g() || a.graphs_size() > 0) return false;
+  for (const auto& in : n->input())
+    if (!in.empty() && !from_shapes_only(s, in, depth + 1)) return false;
+  return n->input_size() > 0;
+}
+
+// A shape input that is no constant but computed from shapes
+// (Concat(Gather(Shape(x)), ...)): the output's inferred dims, with -1 for
+// at most one unknown (symbolic) dim, which Reshape infers from the element
+// count; a shape read from a graph input, or more unknowns: Error.
 std::vector<int64_t> shape_from_output(NormSite& s) {
   const std::string& y = s.node.output(0);
+  if (!from_shapes_only(s, s.node.input(1), 0)) {
+    refuse(s, fmt::format("input '{}' (shape) is not a constant, nor computed from shapes alone, so it cannot become an "
+                          "attribute below version 5",
+                          s.node.input(1)));
+  }
   const auto dims = s.dims_of(y);
   const auto unknown = dims ? std::count(dims->begin(), dims->end(), -1) : 0;
   if (!dims || unknown > 1) {
