@@ -24,13 +24,17 @@
 // (the axis dim / depth must be known when one is negative); others get
 //   d = Cast(idx, double); idx' = Cast(d + Cast(Less(d, 0), double) * dim, T)
 // (every op there since opset 1; exact for |idx| < 2^53), dim the axis dim
-// of X (must be static) or OneHot's constant depth. Out-of-range indices
+// of X (must be static) or OneHot's constant depth. OneHot's floating
+// indices count as truncated toward zero (-0.5 is index 0, -1.5 is -1), so
+// they are truncated first: a constant's values, or d = Cast(Cast(idx, int64),
+// double) (Cast truncates); else -0.5 + depth would pick the last index. Out-of-range indices
 // stay out of range. Formula otherwise: unchanged. Going up only the
 // version moves (ReduceSum 12 -> 13: the axes attribute becomes an int64
 // initializer input). Scan below 9 (another form) is refused.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/attrs.h"
 #include "model/tensor_proto.h"
@@ -79,6 +83,8 @@ std::optional<IndexFix> fix_indices(const NormSite& s, int index, std::optional<
   const std::string& name = s.node.input(index);
   if (auto t = constant_input(s, index)) {
     std::vector<double> v = t->to_f64();
+    if (is_floating(t->dtype))
+      for (double& x : v) x = std::trunc(x);  // the index each value means
     if (std::none_of(v.begin(), v.end(), [](double x) { return x < 0; })) return std::nullopt;
     if (!dim) refuse(s, fmt::format("input '{}' holds negative indices, which count from the end only from version 11, "
                                     "and {} is unknown", name, what));
@@ -122,7 +128,12 @@ void apply_indices(NormSite& s, int index, const IndexFix& f) {
   const std::string stem = s.stem() + "_" + name;
   const std::string d = s.fresh(stem + "_f64"), neg = s.fresh(stem + "_negative"), negd = s.fresh(stem + "_negative_f64"),
                     shift = s.fresh(stem + "_shift"), sum = s.fresh(stem + "_sum"), out = s.fresh(stem + "_nonnegative");
-  set_cast_to(s.add_before("Cast", {name}, {d}), opset, onnx::TensorProto::DOUBLE);
+  std::string whole = name;  // floating indices truncated toward zero first, as they are read
+  if (is_floating(static_cast<DType>(*s.type_of(name)))) {
+    whole = s.fresh(stem + "_int64");
+    set_cast_to(s.add_before("Cast", {name}, {whole}), opset, onnx::TensorProto::INT64);
+  }
+  set_cast_to(s.add_before("Cast", {whole}, {d}), opset, onnx::TensorProto::DOUBLE);
   legacy(s.add_before("Less", {d, scalar_double(s, stem + "_zero", 0.0)}, {neg}));
   set_cast_to(s.add_before("Cast", {neg}, {negd}), opset, onnx::TensorProto::DOUBLE);
   legacy(s.add_before("Mul", {negd, scalar_double(s, stem + "_dim", static_cast<double>(f.dim))}, {shift}));
