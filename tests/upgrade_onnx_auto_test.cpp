@@ -4,7 +4,8 @@
 // onnx/test/automatic_upgrade_test.py and automatic_downgrade_test.py
 // (Apache-2.0); the models are built here, none is copied.
 //
-// Each case: the model passes the checks at its own opset; each conversion
+// The cases below 17 also go to 17 (ONNX's converter's last opset: its part
+// alone) and back. Each case: the model passes the checks at its own opset; each conversion
 // passes converted()'s checks (ONNX's checker with strict shape inference at
 // <= 17, bnorm's structural check at every opset) and, unless the case says
 // why not, gives the evaluator's outputs of the original on the same seeded
@@ -154,8 +155,11 @@ void run(const Case& k) {
   numbers(k, m, back);
 }
 
-void run_all(const std::vector<Case>& cases) {
-  for (const Case& k : cases) {
+// Every case; with `far`, only those below it, going to `far` instead of 23.
+void run_all(const std::vector<Case>& cases, int64_t far = 0) {
+  for (Case k : cases) {
+    if (far && (k.opset >= far || k.far != 23)) continue;
+    if (far) k.far = far;
     DYNAMIC_SECTION(k.name) { run(k); }
   }
 }
@@ -259,6 +263,10 @@ TEST_CASE("ONNX's upgrade cases PRelu to Xor and the ops from 15: up to 23 and b
   run_all(cases_p_to_z());
 }
 
+TEST_CASE("ONNX's upgrade cases below 17: to 17 (ONNX's converter's last opset) and back", "[upgrade][auto]") {
+  for (const auto& cases : {cases_a_to_h(), cases_h_to_p(), cases_p_to_z()}) run_all(cases, 17);
+}
+
 TEST_CASE("ONNX's downgrade cases (the Reduce ops 23 -> 13 with a constant axes input) and back", "[upgrade][auto]") {
   std::vector<Case> cases;
   for (const char* op : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMean", "ReduceMax",
@@ -301,12 +309,14 @@ TEST_CASE("OneHot 11 -> 10, 9: floating indices are truncated before negative on
 TEST_CASE("the port counts what docs/upgrade.md says", "[upgrade][auto]") {
   std::vector<Case> all = cases_a_to_h();
   for (const auto& more : {cases_h_to_p(), cases_p_to_z()}) all.insert(all.end(), more.begin(), more.end());
-  size_t refused = 0, no_numbers = 0;
+  size_t refused = 0, no_numbers = 0, below_17 = 0;
   for (const Case& k : all) {
+    below_17 += k.opset < 17;
     refused += k.refused != Leg::none;
     no_numbers += k.no_numbers != nullptr;
   }
   CHECK(all.size() == 221);  // and 10 downgrade cases
   CHECK(refused == 1);       // Scatter, back at 9
   CHECK(no_numbers == 11);   // the file's opening comment names them
+  CHECK(below_17 == 194);    // also to 17 and back
 }
