@@ -24,6 +24,7 @@
 // not exist at 9 (bnorm has no ScatterElements -> Scatter rewrite yet).
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,22 @@ void numbers(const Case& k, const Model& before, const Model& after) {
   if (!k.no_numbers) expect_same_outputs(before, after);
 }
 
+// One leg, `from` to opset `to`: the refusal the case expects there, or the
+// conversion, checked, with the original's numbers. False when refused.
+bool leg(const Case& k, Leg which, const Model& original, const Model& from, int64_t to, Model& out) {
+  if (k.refused == which) {
+    const std::string e = upgrade_error_of(from, to);
+    INFO(e);
+    CHECK(e.find(k.why) != std::string::npos);
+    return false;
+  }
+  INFO((which == Leg::there ? "going to " : "coming back to ") << to);
+  out = converted(from, to);
+  CHECK(default_opset(out.proto) == to);
+  numbers(k, original, out);
+  return true;
+}
+
 void run(const Case& k) {
   const Model m = build(k);
   INFO(k.name << ": " << k.op << "-" << k.opset << " -> " << k.far << " -> " << k.opset);
@@ -133,26 +150,8 @@ void run(const Case& k) {
     INFO("the case itself at its opset");
     check_model_full(m.proto);
   }
-  if (k.refused == Leg::there) {
-    const std::string e = upgrade_error_of(m, k.far);
-    INFO(e);
-    CHECK(e.find(k.why) != std::string::npos);
-    return;
-  }
-  INFO("going to " << k.far);
-  const Model there = converted(m, k.far);
-  CHECK(default_opset(there.proto) == k.far);
-  numbers(k, m, there);
-  if (k.refused == Leg::back) {
-    const std::string e = upgrade_error_of(there, k.opset);
-    INFO(e);
-    CHECK(e.find(k.why) != std::string::npos);
-    return;
-  }
-  INFO("coming back to " << k.opset);
-  const Model back = converted(there, k.opset);
-  CHECK(default_opset(back.proto) == k.opset);
-  numbers(k, m, back);
+  Model there, back;
+  if (leg(k, Leg::there, m, m, k.far, there)) leg(k, Leg::back, m, there, k.opset, back);
 }
 
 // Every case; with `far`, only those below it, going to `far` instead of 23.
@@ -203,36 +202,39 @@ onnx::NodeProto* body_node(onnx::GraphProto& g, const std::string& op, std::vect
   return n;
 }
 
-// Loop_1's body: x_out = x_in + 1, also scanned out; the condition passed on.
-onnx::GraphProto loop_add_body() {
+// A Loop body reading (iter, cond_in, x_in of `dims`) and giving (cond_out =
+// cond_in, x_out of `dims`, then the scanned outputs `scans`), its nodes
+// added by `nodes`.
+onnx::GraphProto loop_body(const std::vector<int64_t>& dims, const std::vector<std::string>& scans,
+                           const std::function<void(onnx::GraphProto&)>& nodes) {
   onnx::GraphProto g;
   g.set_name("loop_body");
   declare(g.add_input(), "iter", t(DType::int64, {}));
   declare(g.add_input(), "cond_in", t(DType::boolean, {}));
-  declare(g.add_input(), "x_in", f({1}));
-  set_tensor(*body_node(g, "Constant", {}, {"one"}), "value", f32({1}, {1}));
-  body_node(g, "Add", {"x_in", "one"}, {"x_out"});
-  body_node(g, "Identity", {"x_out"}, {"x_scan"});
+  declare(g.add_input(), "x_in", f(dims));
+  nodes(g);
   body_node(g, "Identity", {"cond_in"}, {"cond_out"});
   declare(g.add_output(), "cond_out", t(DType::boolean, {}));
-  declare(g.add_output(), "x_out", f({1}));
-  declare(g.add_output(), "x_scan", f({1}));
+  declare(g.add_output(), "x_out", f(dims));
+  for (const std::string& out : scans) declare(g.add_output(), out, f(dims));
   return g;
+}
+
+// Loop_1's body: x_out = x_in + 1, also scanned out.
+onnx::GraphProto loop_add_body() {
+  return loop_body({1}, {"x_scan"}, [](onnx::GraphProto& g) {
+    set_tensor(*body_node(g, "Constant", {}, {"one"}), "value", f32({1}, {1}));
+    body_node(g, "Add", {"x_in", "one"}, {"x_out"});
+    body_node(g, "Identity", {"x_out"}, {"x_scan"});
+  });
 }
 
 // Loop_2's body: Squeeze then Unsqueeze of axis 1 (their axes attributes at 12).
 onnx::GraphProto loop_squeeze_body() {
-  onnx::GraphProto g;
-  g.set_name("loop_body");
-  declare(g.add_input(), "iter", t(DType::int64, {}));
-  declare(g.add_input(), "cond_in", t(DType::boolean, {}));
-  declare(g.add_input(), "x_in", f({2, 1}));
-  set_ints(*body_node(g, "Squeeze", {"x_in"}, {"sq"}), "axes", {1});
-  set_ints(*body_node(g, "Unsqueeze", {"sq"}, {"x_out"}), "axes", {1});
-  body_node(g, "Identity", {"cond_in"}, {"cond_out"});
-  declare(g.add_output(), "cond_out", t(DType::boolean, {}));
-  declare(g.add_output(), "x_out", f({2, 1}));
-  return g;
+  return loop_body({2, 1}, {}, [](onnx::GraphProto& g) {
+    set_ints(*body_node(g, "Squeeze", {"x_in"}, {"sq"}), "axes", {1});
+    set_ints(*body_node(g, "Unsqueeze", {"sq"}, {"x_out"}), "axes", {1});
+  });
 }
 
 // Scan's body: a running sum, also scanned out.
