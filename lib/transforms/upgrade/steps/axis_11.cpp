@@ -16,6 +16,16 @@
 // ir.h eraseOutput): a constant `axes` input becomes the attribute;
 // ArgMax/ArgMin 12 -> 11: select_last_index must be 0 (dropped).
 //
+// ScatterElements below 11 (step scatter_elements_11, here for Gather's
+// index rewrite): it does not exist there, and Scatter-9 is the same op
+// under its earlier name (ONNX's 10 -> 11 adapter renames it the other way):
+//   Before (11+):  ScatterElements(X, idx, U) axis = -1, reduction = none
+//   After  (9, 10): Scatter(X, idx', U) axis = r - 1     idx' as Gather's
+// Preconditions (Error naming the node): target 9 or 10 (no Scatter before
+// 9), reduction none (16+: add/mul/max/min have no form before),
+// X's rank known for a negative axis, the axis dim static for indices that
+// may be negative. Formula: the same element written at the same place.
+//
 // Preconditions (else Error(unsupported) naming the node, before any
 // rewrite): the rank of the value an axis counts in is known when the axis
 // is negative (X; OneHot: indices + 1; Scan: each scan input and output);
@@ -255,5 +265,39 @@ void axis_11_convert(NormSite& s) {
 }
 
 const Step axis_11{"axis_11", "axis_11", axis_11_convert, axis_11_convert};
+
+namespace {
+
+void scatter_elements_up(NormSite&) {}  // never matches going up (Scatter-9 goes up by ONNX's adapter)
+
+void scatter_elements_down(NormSite& s) {
+  onnx::NodeProto& n = s.node;
+  if (s.target_opset < 9) refuse(s, "neither ScatterElements nor its earlier form Scatter exists before opset 9");
+  const std::string reduction = attr_string(n, "reduction", "none");
+  if (reduction != "none") {
+    refuse(s, fmt::format("reduction '{}' has no form below opset {} (Scatter-9 only writes)", reduction,
+                          reduction == "max" || reduction == "min" ? 18 : 16));
+  }
+  if (n.input_size() < 3) refuse(s, "ScatterElements needs its three inputs");
+  const auto r = s.rank_of(n.input(0));
+  const int64_t axis = normalized(s, attr_int(n, "axis", 0), r, "axis");
+  const auto indices =
+      fix_indices(s, 1, dim_at(s, n.input(0), axis), fmt::format("the size of axis {} of input '{}'", axis, n.input(0)));
+  if (remove_attr(n, "reduction")) s.report.dropped.push_back("reduction = none");
+  if (find_attr(n, "axis")) set_int(n, "axis", axis);
+  n.set_op_type("Scatter");
+  if (indices) apply_indices(s, 1, *indices);
+  s.version = 9;
+  s.report.set.push_back("written as Scatter-9, ScatterElements' earlier name");
+}
+
+bool scatter_elements_11_applies(const onnx::NodeProto& n, int64_t from, int64_t to) {
+  return n.op_type() == "ScatterElements" && from >= 11 && to < 11;
+}
+
+}  // namespace
+
+const Step scatter_elements_11{"scatter_elements_11", "axis_11", scatter_elements_up, scatter_elements_down,
+                               scatter_elements_11_applies};
 
 }  // namespace bnorm::steps
