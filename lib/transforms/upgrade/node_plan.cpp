@@ -59,6 +59,8 @@ void plan_low(const Model& model, int64_t from, int64_t to, UpgradePlan& plan) {
       if (vt == 0 && n.op_type() == "Resize") {
         p.changes.push_back(fmt::format("becomes Upsample-{} where the numbers stay the same (transforms/upgrade/steps/resize_10.cpp)",
                                         op_version_at("Upsample", to)));
+      } else if (vt == 0 && n.op_type() == "ScatterElements" && to >= 9) {
+        p.changes.push_back("becomes Scatter-9, its earlier name (transforms/upgrade/steps/axis_11.cpp)");
       } else if (vt == 0 && !is_norm_node(n)) {
         const ResolvedOp r = resolve_op(n.op_type(), to);
         p.blocker = fmt::format("op '{}' does not exist at opset {}: {}", n.op_type(), to, r.why_not);

@@ -135,7 +135,8 @@ void check_ops(const onnx::ModelProto& model, int64_t from, int64_t to) {
         why = fmt::format("op '{}' is not an op of the default ONNX domain known to ONNX (opsets up to {})",
                           n.op_type(), known);
       } else if (to < from && !onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(to), "") &&
-                 n.op_type() != "Resize") {  // transforms/upgrade/steps/resize_10.cpp: Upsample (-1 below 7)
+                 n.op_type() != "Resize" &&  // transforms/upgrade/steps/resize_10.cpp: Upsample (-1 below 7)
+                 !(n.op_type() == "ScatterElements" && to >= 9)) {  // Scatter-9 (steps/axis_11.cpp)
         why = fmt::format("op '{}' does not exist at opset {}: ONNX introduced it at opset {}", n.op_type(), to,
                           first_opset(n.op_type()));
         hint = fmt::format("convert to opset {} or later, or replace the op first", first_opset(n.op_type()));

@@ -63,6 +63,7 @@ void run_norm_steps(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
 // Any other node a step matches: the steps of its rows (steps::run_steps).
 void run_op_steps(NormSite& s, const RestoreContext& ctx, UpgradeReport& r) {
   steps::run_steps(s, ctx.from, ctx.to);
+  if (s.node.op_type() != s.report.op) s.report.to = s.version;  // another op now (ScatterElements -> Scatter-9)
   std::vector<std::string> what{fmt::format("{}->{}", s.report.from, s.report.to)};
   for (const auto& d : s.report.dropped) what.push_back("dropped " + d);
   for (const auto& x : s.report.set) what.push_back("set " + x);

@@ -143,7 +143,7 @@ const std::vector<OpChanges>& version_changes() {
       {"Round", {{22, T}}},
       {"Scan", {{9, S, "", &steps::scan_8_9}, {11, S, "", &steps::axis_11}, {16, T}, {19, T}, {21, T}, {23, T}}},
       {"Scatter", {{11, O}}},
-      {"ScatterElements", {{13, T}, {16, A, "reduction=none"}, {18, V, "reduction=max|min"}}},
+      {"ScatterElements", {{13, T, "", &steps::scatter_elements_11}, {16, A, "reduction=none"}, {18, V, "reduction=max|min"}}},
       {"ScatterND", {{13, T}, {16, A, "reduction=none"}, {18, V, "reduction=max|min"}}},
       {"Selu", {{6, T, "consumed_inputs removed (optional at 1)"}, {22, T}}},
       {"Shape", {{13, T}, {15, A, "start=0,end="}, {19, T}, {21, T}, {23, T}}},

@@ -100,7 +100,7 @@ namespace steps {
 extern const Step bn_1_6, bn_6_7, bn_7_9, bn_9_14, bn_14_15, in_1_6;
 extern const Step softmax_12_13, axis_11, split, compare_7, variadic_8, reshape_5, lppool_2, tile_6, rnn_7,
     roialign_16, quantize_linear, dropout, cast_1_6, pad_2_11, clip_11, slice_10, topk_10, squeeze_11, resize_10,
-    upsample, constant_9, loop_11, consumed_inputs_6, concat_4, reshape_14, scan_8_9;
+    upsample, constant_9, loop_11, consumed_inputs_6, concat_4, reshape_14, scan_8_9, scatter_elements_11;
 extern const Step reduce_axes_18, split_18, pad_18, dft_20, gridsample_20, optional_has_element_18, groupnorm_21,
     resize_18, resize_19;
 }  // namespace steps

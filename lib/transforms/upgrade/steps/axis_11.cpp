@@ -16,6 +16,16 @@
 // ir.h eraseOutput): a constant `axes` input becomes the attribute;
 // ArgMax/ArgMin 12 -> 11: select_last_index must be 0 (dropped).
 //
+// ScatterElements below 11 (step scatter_elements_11, here for Gather's
+// index rewrite): it does not exist there, and Scatter-9 is the same op
+// under its earlier name (ONNX's 10 -> 11 adapter renames it the other way):
+//   Before (11+):  ScatterElements(X, idx, U) axis = -1, reduction = none
+//   After  (9, 10): Scatter(X, idx', U) axis = r - 1     idx' as Gather's
+// Preconditions (Error naming the node): target 9 or 10 (no Scatter before
+// 9), reduction none (16+: add/mul/max/min have no form before),
+// X's rank known for a negative axis, the axis dim static for indices that
+// may be negative. Formula: the same element written at the same place.
+//
 // Preconditions (else Error(unsupported) naming the node, before any
 // rewrite): the rank of the value an axis counts in is known when the axis
 // is negative (X; OneHot: indices + 1; Scan: each scan input and output);
@@ -24,13 +34,17 @@
 // (the axis dim / depth must be known when one is negative); others get
 //   d = Cast(idx, double); idx' = Cast(d + Cast(Less(d, 0), double) * dim, T)
 // (every op there since opset 1; exact for |idx| < 2^53), dim the axis dim
-// of X (must be static) or OneHot's constant depth. Out-of-range indices
+// of X (must be static) or OneHot's constant depth. OneHot's floating
+// indices count as truncated toward zero (-0.5 is index 0, -1.5 is -1), so
+// they are truncated first: a constant's values, or d = Cast(Cast(idx, int64),
+// double) (Cast truncates); else -0.5 + depth would pick the last index. Out-of-range indices
 // stay out of range. Formula otherwise: unchanged. Going up only the
 // version moves (ReduceSum 12 -> 13: the axes attribute becomes an int64
 // initializer input). Scan below 9 (another form) is refused.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/attrs.h"
 #include "model/tensor_proto.h"
@@ -79,6 +93,8 @@ std::optional<IndexFix> fix_indices(const NormSite& s, int index, std::optional<
   const std::string& name = s.node.input(index);
   if (auto t = constant_input(s, index)) {
     std::vector<double> v = t->to_f64();
+    if (is_floating(t->dtype))
+      for (double& x : v) x = std::trunc(x);  // the index each value means
     if (std::none_of(v.begin(), v.end(), [](double x) { return x < 0; })) return std::nullopt;
     if (!dim) refuse(s, fmt::format("input '{}' holds negative indices, which count from the end only from version 11, "
                                     "and {} is unknown", name, what));
@@ -122,7 +138,12 @@ void apply_indices(NormSite& s, int index, const IndexFix& f) {
   const std::string stem = s.stem() + "_" + name;
   const std::string d = s.fresh(stem + "_f64"), neg = s.fresh(stem + "_negative"), negd = s.fresh(stem + "_negative_f64"),
                     shift = s.fresh(stem + "_shift"), sum = s.fresh(stem + "_sum"), out = s.fresh(stem + "_nonnegative");
-  set_cast_to(s.add_before("Cast", {name}, {d}), opset, onnx::TensorProto::DOUBLE);
+  std::string whole = name;  // floating indices truncated toward zero first, as they are read
+  if (is_floating(static_cast<DType>(*s.type_of(name)))) {
+    whole = s.fresh(stem + "_int64");
+    set_cast_to(s.add_before("Cast", {name}, {whole}), opset, onnx::TensorProto::INT64);
+  }
+  set_cast_to(s.add_before("Cast", {whole}, {d}), opset, onnx::TensorProto::DOUBLE);
   legacy(s.add_before("Less", {d, scalar_double(s, stem + "_zero", 0.0)}, {neg}));
   set_cast_to(s.add_before("Cast", {neg}, {negd}), opset, onnx::TensorProto::DOUBLE);
   legacy(s.add_before("Mul", {negd, scalar_double(s, stem + "_dim", static_cast<double>(f.dim))}, {shift}));
@@ -244,5 +265,39 @@ void axis_11_convert(NormSite& s) {
 }
 
 const Step axis_11{"axis_11", "axis_11", axis_11_convert, axis_11_convert};
+
+namespace {
+
+void scatter_elements_up(NormSite&) {}  // never matches going up (Scatter-9 goes up by ONNX's adapter)
+
+void scatter_elements_down(NormSite& s) {
+  onnx::NodeProto& n = s.node;
+  if (s.target_opset < 9) refuse(s, "neither ScatterElements nor its earlier form Scatter exists before opset 9");
+  const std::string reduction = attr_string(n, "reduction", "none");
+  if (reduction != "none") {
+    refuse(s, fmt::format("reduction '{}' has no form below opset {} (Scatter-9 only writes)", reduction,
+                          reduction == "max" || reduction == "min" ? 18 : 16));
+  }
+  if (n.input_size() < 3) refuse(s, "ScatterElements needs its three inputs");
+  const auto r = s.rank_of(n.input(0));
+  const int64_t axis = normalized(s, attr_int(n, "axis", 0), r, "axis");
+  const auto indices =
+      fix_indices(s, 1, dim_at(s, n.input(0), axis), fmt::format("the size of axis {} of input '{}'", axis, n.input(0)));
+  if (remove_attr(n, "reduction")) s.report.dropped.push_back("reduction = none");
+  if (find_attr(n, "axis")) set_int(n, "axis", axis);
+  n.set_op_type("Scatter");
+  if (indices) apply_indices(s, 1, *indices);
+  s.version = 9;
+  s.report.set.push_back("written as Scatter-9, ScatterElements' earlier name");
+}
+
+bool scatter_elements_11_applies(const onnx::NodeProto& n, int64_t from, int64_t to) {
+  return n.op_type() == "ScatterElements" && from >= 11 && to < 11;
+}
+
+}  // namespace
+
+const Step scatter_elements_11{"scatter_elements_11", "axis_11", scatter_elements_up, scatter_elements_down,
+                               scatter_elements_11_applies};
 
 }  // namespace bnorm::steps

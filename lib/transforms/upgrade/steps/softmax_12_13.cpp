@@ -9,7 +9,10 @@
 //   After  (13): X -> Flatten(axis=k) -> Softmax(axis=-1) -> Reshape(., Shape(X)) -> Y
 //
 // Flatten at k is exactly version 12's coercion, and Shape(X) is X's runtime
-// shape, so the rewrite needs no static shape (ONNX 1.12's adapter does: it
+// shape, so the rewrite needs no static shape. When X's dims are all known,
+// the Reshape reads them as an int64 initializer instead of Shape(X): the
+// same shape, and a model that can go back below opset 5, where Reshape's
+// shape is an attribute and must be a constant (ONNX 1.12's adapter does: it
 // fails when X's shape is unknown, and writes unknown dims into its Reshape;
 // it also takes Hardmax as unchanged, which it is not).
 //
@@ -25,12 +28,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "core/error.h"
 #include "transforms/upgrade/steps/step.h"
 #include "model/node_label.h"
+#include "model/tensor_proto.h"
 
 namespace bnorm::steps {
 
@@ -64,11 +69,21 @@ void softmax_12_13_up(NormSite& s) {
   const std::string x = s.node.input(0), y = s.node.output(0);
   const std::string x2 = s.fresh(x + "_2d"), y2 = s.fresh(y + "_2d"), shape = s.fresh(x + "_shape");
   set_int(s.add_before("Flatten", {x}, {x2}), "axis", p.axis);
-  s.add_before("Shape", {x}, {shape});
+  const auto dims = s.dims_of(x);
+  const bool known = dims && std::none_of(dims->begin(), dims->end(), [](int64_t d) { return d < 0; });
+  if (known) {
+    std::vector<double> v(dims->begin(), dims->end());
+    Tensor t = Tensor::from_f64(DType::int64, {static_cast<int64_t>(v.size())}, v);
+    t.name = shape;
+    s.initializers.push_back(to_proto(t));
+  } else {
+    s.add_before("Shape", {x}, {shape});
+  }
   s.node.set_input(0, x2);
   s.node.set_output(0, y2);
   s.add_after("Reshape", {y2, shape}, {y});
-  s.report.set.push_back(fmt::format("axis = -1 on X flattened at axis {}; reshaped back to Shape(X)", p.axis));
+  s.report.set.push_back(fmt::format("axis = -1 on X flattened at axis {}; reshaped back to {}", p.axis,
+                                     known ? fmt::format("[{}]", fmt::join(*dims, ", ")) : std::string("Shape(X)")));
 }
 
 void softmax_12_13_down(NormSite& s) {
