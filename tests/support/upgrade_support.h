@@ -130,6 +130,13 @@ inline const onnx::AttributeProto* attr_of(const onnx::NodeProto& n, const std::
   return nullptr;
 }
 
+// The first value of attribute `attr` (int or ints) of the first `op` node.
+inline int64_t int_of(const Model& m, const std::string& op, const std::string& attr) {
+  const auto* a = attr_of(first_node(m, op), attr);
+  REQUIRE(a);
+  return a->type() == onnx::AttributeProto::INTS ? a->ints(0) : a->i();
+}
+
 // Converts `m` through every opset of `path`, checking each result
 // (ONNX's checker at <= 17, bnorm's schema check above, in converted())
 // and its numbers against the original's.
