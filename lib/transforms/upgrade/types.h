@@ -62,7 +62,7 @@ struct UpgradeReport {
   std::vector<NodeReport> nodes;     // every BN/IN node, in graph order
   std::vector<OpRewrite> rewrites;
   std::vector<std::string> made_inference;  // labels of the nodes --inference changed
-  std::vector<std::string> removed;         // constants the conversion stopped reading, removed
+  std::vector<std::string> removed;         // values the conversion stopped reading, removed with their makers
   std::vector<std::string> warnings;        // every node warning, with the node named
   std::vector<FuseMiss> not_fused;          // --fuse-norms: decompositions left, and why
 };

@@ -249,16 +249,11 @@ void convert_low(Model& model, int64_t from, int64_t to, const UpgradeOptions& o
   check_gemm_ranks(index);
   check_kept_types(inferred, index, from, to);
 
-  // Constants the input reads; those the steps stop reading (e.g. spatial = 0
-  // parameters replaced by flattened copies) are removed at the end.
-  std::set<std::string> constants_read;
-  const std::set<std::string> read = names_in_use(model.proto);
-  for_each_graph(model.proto.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
-    for (const auto& t : g.initializer())
-      if (read.count(t.name())) constants_read.insert(t.name());
-    for (const auto& n : g.node())
-      if (n.op_type() == "Constant" && n.output_size() == 1 && read.count(n.output(0))) constants_read.insert(n.output(0));
-  });
+  // Values the input reads; those the steps stop reading (spatial = 0
+  // parameters replaced by flattened copies, a computed Reshape shape
+  // written as the attribute below 5) are removed at the end, with the
+  // nodes that only computed them (model/prune.h).
+  const std::set<std::string> values_read = names_in_use(model.proto);
 
   onnx::ModelProto work = inferred;
   const std::vector<Hidden> hidden = hide_nodes(work, inferred, from, to);
@@ -271,10 +266,10 @@ void convert_low(Model& model, int64_t from, int64_t to, const UpgradeOptions& o
   restore_sparse_initializers(work, sparse);
   restore_nodes(work, {&index, &hidden, from, to, options.inference}, r);
   forget_placeholder_domain(work);
-  remove_released(work, constants_read);
-  const std::set<std::string> left = names_in_use(work);
-  for (const auto& c : constants_read)
-    if (!left.count(c)) r.removed.push_back(c);
+  remove_released(work, values_read);
+  const std::set<std::string> left = names_in_use(work), defined = names_defined(work);
+  for (const auto& c : values_read)
+    if (!left.count(c) && !defined.count(c)) r.removed.push_back(c);
   keep_declared_value_info(work, model.proto);
   restore_lost_types(work, model.proto);
   set_default_opset(work, to);
