@@ -58,9 +58,14 @@ std::optional<std::vector<int64_t>> NormSite::dims_of(const std::string& value) 
 
 namespace {
 
-// Ops whose output has the rank of their first input.
+// Ops whose first output has the rank of their first input.
 bool keeps_rank(const std::string& op) {
-  static const char* const ops[] = {"Abs", "Cast", "Ceil", "Clip", "Dropout", "Elu", "Erf", "Exp", "Floor", "Gelu",
+  static const char* const ops[] = {"Abs", "Affine", "AveragePool", "BatchNormalization", "Cast", "Ceil", "Clip", "Conv",
+                                    "ConvTranspose", "Crop", "Dropout", "GlobalAveragePool", "GlobalLpPool",
+                                    "GlobalMaxPool", "LpPool", "MaxPool", "Pad",
+                                    "Elu", "Erf", "Exp", "Floor", "Gelu", "ImageScaler", "InstanceNormalization", "LRN",
+                                    "LpNormalization", "MeanVarianceNormalization", "ParametricSoftplus", "Scale",
+                                    "ScaledTanh",
                                     "HardSigmoid", "HardSwish", "Hardmax", "Identity", "LeakyRelu", "Log",
                                     "LogSoftmax", "Neg", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign",
                                     "Softmax", "Softplus", "Softsign", "Sqrt", "Tanh", "Transpose"};
@@ -71,13 +76,28 @@ bool keeps_rank(const std::string& op) {
 
 }  // namespace
 
-std::optional<int> NormSite::rank_of(const std::string& value) const {
+namespace {
+
+bool elementwise(const std::string& op) {
+  static const char* const ops[] = {"Add", "And", "Div", "Equal", "Greater", "Less", "Max", "Mean", "Min", "Mul",
+                                    "Or", "PRelu", "Pow", "Sub", "Sum", "Where", "Xor"};
+  for (const char* o : ops)
+    if (op == o) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<int> NormSite::rank_of(const std::string& value) const { return rank_at(value, 0); }
+
+std::optional<int> NormSite::rank_at(const std::string& value, int depth) const {
   // Shape inference may leave a rank unknown (a Reshape to a computed shape,
-  // ...): then the ranks that follow from the producer alone, back through
-  // at most 64 ops that keep their input's rank. Flatten gives 2; Reshape the
-  // length of its shape input.
+  // an experimental op): then the ranks that follow from the producer alone,
+  // back through at most 256 ops: those that keep their input's rank, Flatten
+  // (2), Reshape (the length of its shape input), elementwise ops (the
+  // largest rank of their inputs; with the legacy `broadcast`, A's).
   std::string at = value;
-  for (int step = 0; step < 64; ++step) {
+  for (int step = depth; step < 256; ++step) {
     if (auto it = new_ranks.find(at); it != new_ranks.end()) return it->second;
     if (auto d = dims_of(at)) return static_cast<int>(d->size());
     if (!env || !env->index || !scope) return std::nullopt;
@@ -90,7 +110,18 @@ std::optional<int> NormSite::rank_of(const std::string& value) const {
       if (shape && shape->size() == 1 && (*shape)[0] >= 0) return static_cast<int>((*shape)[0]);
       return std::nullopt;
     }
-    if (!keeps_rank(n->op_type()) || n->input(0).empty()) return std::nullopt;
+    if (elementwise(n->op_type()) && !attr_int(*n, "broadcast", 0)) {
+      int rank = 0;
+      for (const auto& in : n->input()) {
+        if (in.empty()) continue;
+        const auto r = rank_at(in, step + 1);
+        if (!r) return std::nullopt;
+        rank = std::max(rank, *r);
+      }
+      return rank;
+    }
+    if (!keeps_rank(n->op_type()) && !elementwise(n->op_type())) return std::nullopt;
+    if (n->input(0).empty()) return std::nullopt;
     at = n->input(0);
   }
   return std::nullopt;

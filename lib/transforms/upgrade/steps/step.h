@@ -68,6 +68,7 @@ struct NormSite {
   std::optional<DType> type_of(const std::string& value) const;
   std::optional<std::vector<int64_t>> dims_of(const std::string& value) const;  // -1: unknown dim
   std::optional<int> rank_of(const std::string& value) const;
+  std::optional<int> rank_at(const std::string& value, int depth) const;  // rank_of, `depth` producers back
   // Consumed by a node of the graph, a node the steps added, or a graph output.
   bool is_used(const std::string& value) const;
 
