@@ -103,3 +103,20 @@ TEST_CASE("Reshape to a computed shape goes below 5 with its output's inferred d
     expect_same_outputs(t.m, down, {}, symbolic ? kBatch : std::map<std::string, int64_t>{});
   }
 }
+
+TEST_CASE("an Add of two values after the experimental ops goes from 7 back to 1: their shapes are inferred",
+          "[upgrade][legacy]") {
+  // As WinML's candy back from 7..9 to 1: the residual Adds read values past ImageScaler and Crop, whose shapes
+  // ONNX 1.12 does not infer; below 7 the Add needs them (same shapes: no broadcast attribute).
+  TestNet t(1);
+  t.m.proto.set_ir_version(3);
+  t.input("x", DType::float32, {1, 3, 8, 8});
+  set_attr(t.node("ImageScaler", {"x"}, {"s"}, "scaler"), "scale", 0.5f);
+  set_ints(t.node("Crop", {"s"}, {"c"}, "crop"), "border", {1, 2, 0, 1});
+  t.node("Relu", {"c"}, {"r"}, "relu");
+  t.node("Add", {"c", "r"}, {"y"}, "add");
+  add_output(t.g(), "y", DType::float32, {1, 3, 5, 7});
+  const Model up = converted(t.m, 7);
+  expect_same_outputs(t.m, up);
+  expect_same_outputs(t.m, converted(up, 1));
+}

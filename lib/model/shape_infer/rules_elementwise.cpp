@@ -173,9 +173,30 @@ void add_elementwise_rules(RuleTable& t) {
         "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softmax", "Softplus", "Softsign", "Sqrt", "Tan",
         "Tanh", "ThresholdedRelu", "Celu", "Shrink", "BitwiseNot", "Not", "LpNormalization", "LRN",
         "MeanVarianceNormalization", "InstanceNormalization", "CumSum", "Trilu", "ReverseSequence", "Swish",
-        "Clip", "PRelu", "Scatter", "ScatterElements", "ScatterND", "Binarizer"}) {
+        "Clip", "PRelu", "Scatter", "ScatterElements", "ScatterND", "Binarizer",
+        // the experimental ops of opsets 1..9 (WinML's models)
+        "Affine", "ImageScaler", "ParametricSoftplus", "Scale", "ScaledTanh"}) {
     t[op] = same_as_input;
   }
+  // Crop (experimental, 1..9): X [N, C, H, W], border (left, top, right, bottom), scale (height, width):
+  // [N, C, height, width] with scale, else [N, C, H - top - bottom, W - left - right].
+  t["Crop"] = [](NodeCtx& c) {
+    const auto* x = c.shape(0);
+    const auto* border = find_attr(c.node, "border");
+    const auto* scale = find_attr(c.node, "scale");
+    if (!x || x->size() != 4 || !border || border->ints_size() != 4 || (scale && scale->ints_size() != 2)) {
+      c.set(0, c.elem(0), std::nullopt);
+      return;
+    }
+    std::vector<InferredDim> d{(*x)[0], (*x)[1]};
+    for (int k = 0; k < 2; ++k) {
+      const InferredDim& in = (*x)[static_cast<size_t>(2 + k)];
+      const int64_t cut = border->ints(1 - k) + border->ints(3 - k);  // top + bottom, left + right
+      if (scale) d.push_back(InferredDim::of(scale->ints(k)));
+      else d.push_back(in.known() && in.value - cut >= 0 ? InferredDim::of(in.value - cut) : InferredDim{});
+    }
+    c.set(0, c.elem(0), d);
+  };
   t["Identity"] = [](NodeCtx& c) {
     if (c.input(0)) c.out[0] = *c.input(0);
   };
