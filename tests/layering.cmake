@@ -22,7 +22,7 @@ set(levels
   # upgrade: shared types, tables and steps < the passes < the node plan < upgrade_model < preflight, verify
   "transforms/upgrade/(types|ir_types|attr_blockers|structure|versions|schema|value_info|plan)\\.(h|cpp)$|${up}(upgrade|preflight|node_plan|verify|lower_pass|bf16_pass|onnx_converter|restore|high)\\.h|\"transforms/fuse/"
   "transforms/upgrade/(steps|lower)/|${up}(upgrade|preflight|node_plan|verify|lower_pass|bf16_pass|onnx_converter|restore|high)\\.h|\"transforms/fuse/"
-  "transforms/upgrade/(lower_pass|bf16_pass|onnx_converter|type_only|restore|high)\\.(h|cpp)$|${up}(upgrade|preflight|node_plan|verify)\\.h|\"transforms/fuse/"
+  "transforms/upgrade/(lower_pass|bf16_pass|onnx_converter|onnx_run|type_only|restore|high)\\.(h|cpp)$|${up}(upgrade|preflight|node_plan|verify)\\.h|\"transforms/fuse/"
   "transforms/fuse/|${up}(upgrade|preflight|node_plan|verify|lower_pass|bf16_pass|onnx_converter|restore|high)\\.h"
   "transforms/upgrade/node_plan\\.(h|cpp)$|${up}(upgrade|preflight|verify)\\.h"
   "transforms/upgrade/(upgrade|check)\\.(h|cpp)$|${up}(preflight|verify)\\.h"

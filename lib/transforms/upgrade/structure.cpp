@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "model/attr_values.h"
+#include "model/attrs.h"
 #include "model/graph_index.h"
 #include "model/shape_infer/shape_infer.h"
 #include "model/model.h"
@@ -18,16 +19,10 @@ namespace bnorm::upgrade_detail {
 
 namespace {
 
+// The graph attribute `name` of `n`, or nullptr.
 const onnx::GraphProto* graph_attr(const onnx::NodeProto& n, const char* name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name && a.has_g()) return &a.g();
-  return nullptr;
-}
-
-int64_t int_attr(const onnx::NodeProto& n, const char* name, int64_t otherwise) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.i();
-  return otherwise;
+  const auto* a = find_attr(n, name);
+  return a && a->has_g() ? &a->g() : nullptr;
 }
 
 // Why the subgraphs of `n` (at schema `version`) do not fit it, or "".
@@ -50,7 +45,7 @@ std::string subgraph_problem(const onnx::NodeProto& n, int version) {
     const auto* g = graph_attr(n, "body");
     if (!g) return "";
     const int values = ins - (version < 9 ? 1 : 0);
-    const int64_t scans = int_attr(n, "num_scan_inputs", 0);
+    const int64_t scans = attr_int(n, "num_scan_inputs", 0);
     if (scans < 1 || scans > values) {
       return fmt::format("num_scan_inputs {} does not fit its {} state and scan inputs", scans, values);
     }

@@ -34,10 +34,9 @@ namespace bnorm::steps {
 
 namespace {
 
+// The ints attribute `name`, or `count` zeros (its default) when absent.
 std::vector<int64_t> ints_or(const onnx::NodeProto& n, const char* name, size_t count) {
-  std::vector<int64_t> v(count, 0);
-  if (const auto* a = find_attr(n, name)) v.assign(a->ints().begin(), a->ints().end());
-  return v;
+  return attr_ints(n, name).value_or(std::vector<int64_t>(count, 0));
 }
 
 const onnx::GraphProto& body_of(const NormSite& s, int values) {
