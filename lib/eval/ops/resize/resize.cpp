@@ -28,7 +28,6 @@
 #include <cmath>
 
 #include "model/attrs.h"
-#include "model/attr_values.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
 #include "eval/ops/resize/ops.h"
@@ -91,7 +90,7 @@ Spec read_spec(const OpContext& ctx) {
   Spec s;
   s.mode = read_mode(ctx, false, true);
   s.transform = attr_string(n, "coordinate_transformation_mode", "half_pixel");
-  if (const std::string p = attr_value_problem(n, ctx.version); !p.empty()) fail(ErrorKind::input, "{}", p);
+  // Its value is one the version defines: check_supported (model/attr_values.h) refused any other before the run.
   s.nearest = attr_string(n, "nearest_mode", "round_prefer_floor");
   const std::string& m = s.nearest;
   if (m != "round_prefer_floor" && m != "round_prefer_ceil" && m != "floor" && m != "ceil") {
