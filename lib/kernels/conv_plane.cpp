@@ -2,15 +2,17 @@
 // point carries its target attribute and flattens the template into
 // itself. Strides 1 and 2 (depthwise layers): up to four vectors of output
 // columns at a time keep their sums in registers through every kernel
-// position (256-bit vectors at the AVX-512 level, as in gemm_avx512.cpp),
-// columns near the border one by one. Other strides: one kernel position at
-// a time over the whole output row, vectorized by GCC where it can. Contraction
-// is off: products and sums round apart, as specified.
+// position (512-bit or 256-bit vectors at the AVX-512 level, as gemm does:
+// isa.h, wide_products_active()), columns near the border one by one.
+// Other strides: one kernel position at a time over the whole output row,
+// vectorized by GCC where it can. Contraction is off: every product is
+// fused with its sum explicitly (simd::fmadd, std::fma), as specified.
 #pragma GCC optimize("fp-contract=off")
 #pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
 #include "kernels/conv_plane.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -25,13 +27,13 @@ template <class T>
 inline void add_row(T* __restrict y, const T* __restrict xs, size_t n, size_t stride, size_t lo, size_t hi,
                     T wv) noexcept {
   const T zero = wv * T(0);
-  for (size_t i = 0; i < lo; ++i) y[i] += zero;
+  for (size_t i = 0; i < lo; ++i) y[i] += zero;  // fma(wv, 0, y) rounds to this
   T* __restrict yl = y + lo;
   const size_t len = hi - lo;
   if (stride == 1) {
-    for (size_t j = 0; j < len; ++j) yl[j] += wv * xs[j];
+    for (size_t j = 0; j < len; ++j) yl[j] = std::fma(wv, xs[j], yl[j]);
   } else {
-    for (size_t j = 0; j < len; ++j) yl[j] += wv * xs[j * stride];
+    for (size_t j = 0; j < len; ++j) yl[j] = std::fma(wv, xs[j * stride], yl[j]);
   }
   for (size_t i = hi; i < n; ++i) y[i] += zero;
 }
@@ -76,7 +78,7 @@ inline T one_column(const T* const* rows, const T* w, const ConvPlane& s, size_t
     for (size_t kx = 0; kx < s.kernel_w; ++kx) {
       const size_t ix_pad = ox * s.stride_w + kx * s.dil_w;  // ix + pad_w
       const bool inside = rows[ky] && ix_pad >= s.pad_w && ix_pad - s.pad_w < s.in_w;
-      acc += w[ky * s.kernel_w + kx] * (inside ? rows[ky][ix_pad - s.pad_w] : T(0));
+      acc = std::fma(w[ky * s.kernel_w + kx], inside ? rows[ky][ix_pad - s.pad_w] : T(0), acc);
     }
   return acc;
 }
@@ -123,9 +125,9 @@ inline void columns(const T* const* rows, const T* w, T* yr, const ConvPlane& s,
 #pragma GCC unroll 4
       for (size_t u = 0; u < U; ++u) {
         if constexpr (S == 1) {
-          acc[u] += wv * simd::load_bits<V>(xp + u * L);
+          acc[u] = simd::fmadd(wv, simd::load_bits<V>(xp + u * L), acc[u]);
         } else {
-          acc[u] += wv * even_lanes<V>(xp + u * 2 * L);
+          acc[u] = simd::fmadd(wv, even_lanes<V>(xp + u * 2 * L), acc[u]);
         }
       }
     }
@@ -190,6 +192,9 @@ BNORM_ENTRY_AVX2 void plane_avx2(const float* x, const float* w, float* y, const
 BNORM_ENTRY_AVX512 void plane_avx512(const float* x, const float* w, float* y, const ConvPlane& s) noexcept {
   plane_body<simd::f32x8>(x, w, y, s);
 }
+BNORM_ENTRY_AVX512 void plane_avx512_wide(const float* x, const float* w, float* y, const ConvPlane& s) noexcept {
+  plane_body<simd::f32x16>(x, w, y, s);
+}
 BNORM_ENTRY_GENERIC void plane_generic(const double* x, const double* w, double* y, const ConvPlane& s) noexcept {
   plane_body<simd::f64x2>(x, w, y, s);
 }
@@ -199,11 +204,14 @@ BNORM_ENTRY_AVX2 void plane_avx2(const double* x, const double* w, double* y, co
 BNORM_ENTRY_AVX512 void plane_avx512(const double* x, const double* w, double* y, const ConvPlane& s) noexcept {
   plane_body<simd::f64x4>(x, w, y, s);
 }
+BNORM_ENTRY_AVX512 void plane_avx512_wide(const double* x, const double* w, double* y, const ConvPlane& s) noexcept {
+  plane_body<simd::f64x8>(x, w, y, s);
+}
 
 template <class T>
 void dispatch(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
   switch (active_isa()) {
-    case Isa::Avx512: return plane_avx512(x, w, y, s);
+    case Isa::Avx512: return wide_products_active() ? plane_avx512_wide(x, w, y, s) : plane_avx512(x, w, y, s);
     case Isa::Avx2: return plane_avx2(x, w, y, s);
     case Isa::Generic: return plane_generic(x, w, y, s);
   }

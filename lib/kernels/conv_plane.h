@@ -5,10 +5,10 @@
 //   iy = oy * stride_h - pad_h + ky * dil_h, ix likewise, X = 0 outside
 //
 // with the semantics of gemm.h on the im2col matrix it replaces: each
-// element starts at 0 and adds the products in (ky, kx) order, every
-// product and every sum rounded to T, no fused multiply-add; a position in
-// the padding adds W * 0 (NaN for an infinite weight, as the product
-// does). So the bits are those of im2col + gemm. No bias.
+// element starts at 0 and becomes fma(W, X, acc) in (ky, kx) order, each
+// product and its sum rounded once to T; a position in the padding adds
+// W * 0 (NaN for an infinite weight, as the product does). So the bits are
+// those of im2col + gemm. No bias.
 #pragma once
 
 #include <cstddef>

@@ -1,9 +1,9 @@
 // conv_plane.h at every SIMD level, float and double: input sizes, kernels,
 // strides, dilations and paddings (some wider than the kernel, some past
 // the input) swept; every output checked bit for bit against the im2col
-// matrix times the weights summed in (ky, kx) order with the product and
-// the sum rounded apart (what Conv computed before the direct kernel), and
-// against a float64 reference within the error bound of a K-term sum.
+// matrix times the weights summed in (ky, kx) order with each product fused
+// with its sum (std::fma: what im2col + gemm computes), and
+// against a long double reference within the error bound of a K-term sum.
 // Infinite and NaN weights reach padded positions as W * 0.
 #pragma GCC optimize("fp-contract=off")
 #include "kernels/conv_plane.h"
@@ -42,15 +42,16 @@ void check_plane(const ConvPlane& s, std::mt19937& rng, bool special) {
   for (size_t oy = 0; oy < s.out_h; ++oy)
     for (size_t ox = 0; ox < s.out_w; ++ox) {
       T spec = T(0);
-      double ref = 0, mag = 0;
+      long double ref = 0, mag = 0;  // more exact than the double products checked
       for (size_t ky = 0; ky < s.kernel_h; ++ky)
         for (size_t kx = 0; kx < s.kernel_w; ++kx) {
           const long iy = static_cast<long>(oy * s.stride_h + ky * s.dil_h) - static_cast<long>(s.pad_h);
           const long ix = static_cast<long>(ox * s.stride_w + kx * s.dil_w) - static_cast<long>(s.pad_w);
-          const T prod = w[ky * s.kernel_w + kx] * at(x, s, iy, ix);
-          spec = spec + prod;
-          ref += static_cast<double>(w[ky * s.kernel_w + kx]) * static_cast<double>(at(x, s, iy, ix));
-          mag += std::fabs(static_cast<double>(w[ky * s.kernel_w + kx]) * static_cast<double>(at(x, s, iy, ix)));
+          spec = std::fma(w[ky * s.kernel_w + kx], at(x, s, iy, ix), spec);
+          const long double prod =
+              static_cast<long double>(w[ky * s.kernel_w + kx]) * static_cast<long double>(at(x, s, iy, ix));
+          ref += prod;
+          mag += std::fabs(prod);
         }
       const T got = y[oy * s.out_w + ox];
       INFO("in " << s.in_h << "x" << s.in_w << " kernel " << s.kernel_h << "x" << s.kernel_w << " stride "
@@ -58,8 +59,8 @@ void check_plane(const ConvPlane& s, std::mt19937& rng, bool special) {
                  << "," << s.pad_w << " at " << oy << "," << ox);
       REQUIRE(std::memcmp(&got, &spec, sizeof(T)) == 0);
       if (!special) {
-        REQUIRE(std::fabs(static_cast<double>(got) - ref) <=
-                1.01 * static_cast<double>(s.kernel_h * s.kernel_w) * unit * mag);
+        REQUIRE(std::fabs(static_cast<long double>(got) - ref) <=
+                1.01L * static_cast<long double>(s.kernel_h * s.kernel_w) * unit * mag);
       }
     }
 }
@@ -73,9 +74,8 @@ size_t out_size(size_t in, size_t k, size_t stride, size_t dil, size_t pad) {
 TEMPLATE_TEST_CASE("conv_plane gives im2col's product bit for bit at every level", "[kernels]", float, double) {
   testing::SettingsGuard guard;
   std::mt19937 rng(11);
-  for (Isa isa : testing::available_isas()) {
-    INFO("level " << isa_name(isa));
-    set_active_isa(isa);
+  testing::for_each_product_variant([&](const std::string& level) {
+    INFO("level " << level);
     for (size_t in_w : {1, 2, 5, 16, 37, 70})
       for (size_t k : {1, 2, 3, 5})
         for (size_t stride : {1, 2, 3})
@@ -89,14 +89,14 @@ TEMPLATE_TEST_CASE("conv_plane gives im2col's product bit for bit at every level
               check_plane<TestType>(s, rng, false);
               check_plane<TestType>(s, rng, true);
             }
-  }
+  });
 }
 
 TEST_CASE("conv_plane with strides that differ between rows and columns, and a tall kernel", "[kernels]") {
   testing::SettingsGuard guard;
   std::mt19937 rng(5);
-  for (Isa isa : testing::available_isas()) {
-    set_active_isa(isa);
+  testing::for_each_product_variant([&](const std::string& level) {
+    INFO("level " << level);
     ConvPlane s{9, 20, 3, 3, 0, 0, 2, 1, 1, 3, 1, 0};
     s.out_h = out_size(9, 3, 2, 1, 1);
     s.out_w = out_size(20, 3, 1, 3, 0);
@@ -107,7 +107,7 @@ TEST_CASE("conv_plane with strides that differ between rows and columns, and a t
     tall.out_w = out_size(40, 3, 1, 1, 1);
     check_plane<float>(tall, rng, false);
     check_plane<double>(tall, rng, true);
-  }
+  });
 }
 
 }  // namespace

@@ -20,7 +20,9 @@ template <class T>
 void run_level(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, size_t m, size_t n, size_t k,
                bool accumulate) noexcept {
   switch (active_isa()) {
-    case Isa::Avx512: return detail::gemm_avx512(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
+    case Isa::Avx512:
+      if (wide_products_active()) return detail::gemm_avx512(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
+      return detail::gemm_avx512_ymm(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
     case Isa::Avx2: return detail::gemm_avx2(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
     case Isa::Generic: return detail::gemm_generic(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
   }

@@ -2,14 +2,14 @@
 // (accumulate), for float and double: the one product behind the
 // evaluator's Gemm, MatMul, Conv and ConvTranspose.
 //
-// Semantics (the same bits as the plain i-k-j loop it replaces, at every
-// SIMD level and thread count): each C[i, j] starts at 0 (or its value
-// when accumulating) and adds A[i, p] * B[p, j] for p = 0, 1, ..., K-1 in
-// that order, the product rounded to T and then the sum rounded to T: no
-// fused multiply-add, no reordering of the sum. Blocking only changes
-// which elements are computed when, never the operations of one element.
-// On AMD Zen (2 multiply and 2 add pipes) a separate multiply and add run
-// at the rate of fused ones; on Intel cores they take twice the slots.
+// Semantics (the same bits as the plain i-k-j loop with std::fma, at every
+// SIMD level, vector width and thread count): each C[i, j] starts at 0 (or
+// its value when accumulating) and becomes fma(A[i, p], B[p, j], C[i, j])
+// for p = 0, 1, ..., K-1 in that order: each product and its sum rounded
+// once to T (fused multiply-add), no reordering of the sum. Blocking only
+// changes which elements are computed when, never the operations of one
+// element. Decided 2026-11-27 (it was two roundings per term before):
+// docs/semantics.md.
 //
 // Leading dimensions are in elements (lda >= K, ldb >= N, ldc >= N are the
 // caller's to ensure). A, B and C must not overlap. Large products split

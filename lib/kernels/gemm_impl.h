@@ -1,7 +1,8 @@
-// The loops of gemm.h, templated on the SIMD level (internal: included by
+// The loops of gemm.h, templated on the vector type (internal: included by
 // gemm_<level>.cpp, one translation unit per level, each with FMA
-// contraction off). gemm.cpp splits the columns across threads and calls
-// the active level's gemm_<level> on each part.
+// contraction off: every fused multiply-add is written as one, fmadd()).
+// gemm.cpp splits the columns across threads and calls the active level's
+// gemm_<level> on each part.
 //
 // Blocking: B is copied, KC rows by 8 panels of NR columns at a time
 // (NR = NV vectors, zero-padded past N), into a block on the stack that
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "kernels/gemm.h"
@@ -51,9 +53,9 @@ inline void gemm_tile(const T* a, size_t as, const T* panel, size_t kc, T* c, si
     for (size_t v = 0; v < NV; ++v) b[v] = simd::load_bits<V>(panel + p * NR + v * L);
 #pragma GCC unroll 16
     for (size_t i = 0; i < R; ++i) {
-      const T x = a[i * as + p];  // broadcast by the vector product
+      const T x = a[i * as + p];
 #pragma GCC unroll 16
-      for (size_t v = 0; v < NV; ++v) acc[i][v] += x * b[v];
+      for (size_t v = 0; v < NV; ++v) acc[i][v] = simd::fmadd(x, b[v], acc[i][v]);
     }
   }
 #pragma GCC unroll 16
@@ -122,7 +124,7 @@ inline void gemm_few_rows(const T* a, size_t lda, const T* b, size_t ldb, T* c, 
     for (size_t p = 0; p < k; ++p) {
       const T x = a[i * lda + p];
       const T* __restrict bp = b + p * ldb;
-      for (size_t j = 0; j < n; ++j) ci[j] += x * bp[j];
+      for (size_t j = 0; j < n; ++j) ci[j] = std::fma(x, bp[j], ci[j]);
     }
   }
 }
@@ -174,6 +176,7 @@ inline void gemm_body(const T* a, size_t lda, const T* b, size_t ldb, T* c, size
 BNORM_GEMM_DECLARE(generic, BNORM_ENTRY_GENERIC)
 BNORM_GEMM_DECLARE(avx2, BNORM_ENTRY_AVX2)
 BNORM_GEMM_DECLARE(avx512, BNORM_ENTRY_AVX512)
+BNORM_GEMM_DECLARE(avx512_ymm, BNORM_ENTRY_AVX512)
 
 // FV, DV: the float and double vectors of the level; MR rows and NV vectors
 // of C per tile, as many as the level's registers hold with B's vectors

@@ -2,11 +2,11 @@
 // of the tiles (rows past a multiple of 8, 6 and 4; columns past a multiple
 // of every panel width) and depths past one panel of B (KC rows: 128 to
 // 512 by level and type), with leading dimensions wider than the matrices.
-// Checked two ways: against a float64 reference within the error bound of
+// Checked two ways: against a long double reference within the error bound of
 // a K-term float sum, |got - ref| <= 1.01 K u sum |a||b| (u the unit
 // roundoff of T), and bit for bit against the plain i-k-j loop that gemm.h
-// specifies (a product rounded, then the sum rounded, in p order), which
-// the kernel must reproduce at every level and thread count.
+// specifies (std::fma of each product with the sum, in p order), which
+// the kernel must reproduce at every level, width and thread count.
 #pragma GCC optimize("fp-contract=off")
 #include "kernels/gemm.h"
 
@@ -47,8 +47,8 @@ Operands<T> operands(const Case& s, std::mt19937& rng) {
   return o;
 }
 
-// The specification: C[i, j] (+)= A[i, p] * B[p, j], p = 0..K-1, each
-// product and each sum rounded to T (contraction is off in this file).
+// The specification: C[i, j] = fma(A[i, p], B[p, j], C[i, j]), p = 0..K-1,
+// each product and its sum rounded once to T.
 template <class T>
 std::vector<T> plain(const Operands<T>& o, const Case& s, bool accumulate) {
   std::vector<T> c = o.c;
@@ -56,8 +56,7 @@ std::vector<T> plain(const Operands<T>& o, const Case& s, bool accumulate) {
     for (size_t j = 0; j < s.n; ++j) {
       T sum = accumulate ? c[i * o.ldc + j] : T(0);
       for (size_t p = 0; p < s.k; ++p) {
-        const T prod = o.a[i * o.lda + p] * o.b[p * o.ldb + j];
-        sum = sum + prod;
+        sum = std::fma(o.a[i * o.lda + p], o.b[p * o.ldb + j], sum);
       }
       c[i * o.ldc + j] = sum;
     }
@@ -79,13 +78,17 @@ void check_case(const Case& s, std::mt19937& rng, bool accumulate) {
         REQUIRE(std::memcmp(&got[at], &o.c[at], sizeof(T)) == 0);
         continue;
       }
-      double ref = accumulate ? static_cast<double>(o.c[at]) : 0.0, mag = std::fabs(ref);
+      // long double (x87's 64-bit significand): a reference more exact than
+      // the double products it checks.
+      long double ref = accumulate ? static_cast<long double>(o.c[at]) : 0.0L, mag = std::fabs(ref);
       for (size_t p = 0; p < s.k; ++p) {
-        const double prod = static_cast<double>(o.a[i * o.lda + p]) * static_cast<double>(o.b[p * o.ldb + j]);
+        const long double prod =
+            static_cast<long double>(o.a[i * o.lda + p]) * static_cast<long double>(o.b[p * o.ldb + j]);
         ref += prod;
         mag += std::fabs(prod);
       }
-      REQUIRE(std::fabs(static_cast<double>(got[at]) - ref) <= 1.01 * static_cast<double>(s.k + 1) * unit * mag);
+      REQUIRE(std::fabs(static_cast<long double>(got[at]) - ref) <=
+              1.01L * static_cast<long double>(s.k + 1) * unit * mag);
       REQUIRE(std::memcmp(&got[at], &spec[at], sizeof(T)) == 0);
     }
 }
@@ -104,14 +107,13 @@ TEMPLATE_TEST_CASE("gemm sums every element in k order and within the float erro
                    float, double) {
   testing::SettingsGuard guard;
   std::mt19937 rng(7);
-  for (Isa isa : testing::available_isas()) {
-    INFO("level " << isa_name(isa));
-    set_active_isa(isa);
+  testing::for_each_product_variant([&](const std::string& level) {
+    INFO("level " << level);
     for (const Case& s : sweep()) {
       check_case<TestType>(s, rng, false);
       check_case<TestType>(s, rng, true);
     }
-  }
+  });
 }
 
 TEST_CASE("gemm gives the same bits on one thread and on several", "[kernels]") {
@@ -132,8 +134,8 @@ TEST_CASE("gemm gives the same bits on one thread and on several", "[kernels]") 
 
 TEST_CASE("gemm with k = 0 writes zeros, or leaves C when accumulating, NaN and infinity propagate", "[kernels]") {
   testing::SettingsGuard guard;
-  for (Isa isa : testing::available_isas()) {
-    set_active_isa(isa);
+  testing::for_each_product_variant([&](const std::string& level) {
+    INFO("level " << level);
     std::vector<float> c(6, 5.0f);
     gemm(static_cast<const float*>(nullptr), 0, nullptr, 3, c.data(), 3, 2, 3, 0, true);
     REQUIRE(c == std::vector<float>(6, 5.0f));
@@ -151,7 +153,7 @@ TEST_CASE("gemm with k = 0 writes zeros, or leaves C when accumulating, NaN and 
     gemm(z.data(), 2, b.data(), 2, y.data(), 2, 2, 2, 2, false);
     REQUIRE(std::isnan(y[0]));  // 0*inf
     REQUIRE(std::isnan(y[2]));
-  }
+  });
 }
 
 }  // namespace

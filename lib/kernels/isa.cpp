@@ -67,6 +67,22 @@ std::atomic<bool>& wide_f16() noexcept {
   return on;
 }
 
+// AMD Zen 4 (family 19h: the only one of that family with AVX-512) runs
+// 512-bit operations as two passes through 256-bit units.
+bool cpu_is_zen4() noexcept {
+#if BNORM_SIMD_LEVELS
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amd") != 0 && __builtin_cpu_is("amdfam19h") != 0;
+#else
+  return false;
+#endif
+}
+
+std::atomic<bool>& wide_products() noexcept {
+  static std::atomic<bool> on{!cpu_is_zen4()};
+  return on;
+}
+
 std::atomic<int>& active_level() noexcept {
   static std::atomic<int> level{static_cast<int>(detected_isa())};
   return level;
@@ -146,6 +162,14 @@ void set_wide_f16(bool on) noexcept {
 Isa f16_isa() noexcept {
   const Isa isa = active_isa();
   return isa == Isa::Avx512 && !wide_f16_active() ? Isa::Avx2 : isa;
+}
+
+bool wide_products_active() noexcept {
+  return wide_products().load(std::memory_order_relaxed);
+}
+
+void set_wide_products(bool on) noexcept {
+  wide_products().store(on, std::memory_order_relaxed);
 }
 
 size_t streaming_threshold_bytes() noexcept {

@@ -98,6 +98,17 @@ bool wide_f16_active() noexcept;
 void set_wide_f16(bool on) noexcept;
 Isa f16_isa() noexcept;
 
+// Whether the matrix products (gemm.h, conv_plane.h) at the Avx512 level
+// run in 512-bit vectors, or in 256-bit ones. Initially on everywhere but
+// AMD Zen 4, whose 512-bit operations take two passes through 256-bit
+// units: there 256-bit tiles measured 83 to 91 GFLOP/s against 70 for
+// 512-bit ones (2026-11-25). On AMD Zen 5 (full-width datapaths) 512-bit
+// tiles measured 1.3 to 1.9 times the 256-bit ones (2026-11-27,
+// docs/performance.md). Never changes results: each element's operations
+// are the same at every width.
+bool wide_products_active() noexcept;
+void set_wide_products(bool on) noexcept;
+
 // Kernels whose output (written to a buffer other than their input) is at
 // least this large store it with non-temporal stores, which skip reading
 // the destination into the cache first. The size is 3/8 of the last-level

@@ -174,6 +174,27 @@ inline V fma_lanes(V a, V b, V c) noexcept {
   return r;
 }
 
+// x * b + c rounded once, lane by lane, x broadcast (the matrix products:
+// gemm_impl.h, conv_plane.cpp): FMA3 on 256-bit and 512-bit vectors at
+// the Avx2 and Avx512 levels, libm's fma lane by lane otherwise (the
+// Generic level's vectors, and every vector in builds without the levels),
+// so every level gives the same bits.
+template <class V, class T>
+inline V fmadd(T x, V b, V c) noexcept {
+  return fma_lanes(splat<V>(x), b, c);
+}
+#if BNORM_SIMD_LEVELS
+#define BNORM_SIMD_FMADD(TARGET, T, V, SET1, FMADD, R)                    \
+  __attribute__((target(TARGET))) inline V fmadd(T x, V b, V c) noexcept { \
+    return (V)FMADD(SET1(x), (R)b, (R)c);                                  \
+  }
+BNORM_SIMD_FMADD(BNORM_TARGET_AVX2, float, f32x8, _mm256_set1_ps, _mm256_fmadd_ps, __m256)
+BNORM_SIMD_FMADD(BNORM_TARGET_AVX2, double, f64x4, _mm256_set1_pd, _mm256_fmadd_pd, __m256d)
+BNORM_SIMD_FMADD(BNORM_TARGET_AVX512, float, f32x16, _mm512_set1_ps, _mm512_fmadd_ps, __m512)
+BNORM_SIMD_FMADD(BNORM_TARGET_AVX512, double, f64x8, _mm512_set1_pd, _mm512_fmadd_pd, __m512d)
+#undef BNORM_SIMD_FMADD
+#endif
+
 struct Generic {
   using F = f32x4;
   using D = f64x2;

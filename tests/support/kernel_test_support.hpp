@@ -45,15 +45,30 @@ inline std::vector<Isa> available_isas() {
   return levels;
 }
 
-// Restores the active SIMD level, AVX512-BF16's use and the streaming
-// threshold on exit.
+// Every SIMD level this CPU has, lowest first, with the Avx512 level twice
+// for the matrix products (isa.h, wide_products_active()): 256-bit, then
+// 512-bit vectors. Sets each in turn and calls f(name).
+template <class F>
+void for_each_product_variant(F&& f) {
+  for (Isa isa : available_isas()) {
+    set_active_isa(isa);
+    for (bool wide : {false, true}) {
+      if (!wide && isa != Isa::Avx512) continue;
+      set_wide_products(wide);
+      f(std::string(isa_name(isa)) + (isa == Isa::Avx512 ? (wide ? " 512-bit" : " 256-bit") : ""));
+    }
+  }
+}
+
+// Restores the active SIMD level, AVX512-BF16's use, the product width and
+// the streaming threshold on exit.
 class SettingsGuard {
  public:
   // Float16 kernels then run at the level set, whatever the CPU's default
   // (isa.h's wide_f16_active()), so that level sweeps test every level's code.
   SettingsGuard()
       : isa_(active_isa()), bf16_(avx512_bf16_active()), wide_f16_(wide_f16_active()),
-        chunk_prefetch_(chunk_prefetch_active()) {
+        chunk_prefetch_(chunk_prefetch_active()), wide_products_(wide_products_active()) {
     set_wide_f16(true);
   }
   ~SettingsGuard() {
@@ -61,6 +76,7 @@ class SettingsGuard {
     set_avx512_bf16(bf16_);
     set_wide_f16(wide_f16_);
     set_chunk_prefetch(chunk_prefetch_);
+    set_wide_products(wide_products_);
     set_streaming_threshold_bytes(0);
   }
   SettingsGuard(const SettingsGuard&) = delete;
@@ -71,6 +87,7 @@ class SettingsGuard {
   bool bf16_;
   bool wide_f16_;
   bool chunk_prefetch_;
+  bool wide_products_;
 };
 
 inline uint32_t bits_of(float v) {
