@@ -161,6 +161,66 @@ void pool(const std::vector<T>& x, int64_t planes, const PoolGeometry& g, const 
   }
 }
 
+// MaxPool without Indices on float or double data, 1-D or 2-D: the same
+// comparisons as pool() in the same order (each output starts at its
+// window's first in-bounds element, then takes every later one that is
+// greater, so a NaN first stays and a NaN later is passed over), one
+// window position at a time over a stretch of outputs whose windows lie
+// inside the row, which GCC vectorizes (`v > m ? v : m` is MAXPS's own
+// rule); outputs near the row's ends, whose windows are clipped, one by one.
+template <typename T>
+void max_pool_rows(const T* x, int64_t planes, const PoolGeometry& g, T* y) {
+  const int64_t in_h = g.in[1], in_w = g.in[2], out_h = g.out[1], out_w = g.out[2];
+  const int64_t sx = g.stride[2], dx = g.dil[2], px = g.pad[2], kw = g.kernel[2];
+  // Outputs [a, b) read columns ox*sx - px + kx*dx inside [0, in_w) for every kx.
+  const int64_t a = std::min(out_w, (px + sx - 1) / sx);
+  const int64_t last = in_w - 1 + px - (kw - 1) * dx;  // ox*sx <= last
+  const int64_t b = std::max(a, last < 0 ? 0 : std::min(out_w, last / sx + 1));
+  auto one = [&](const T* xp, int64_t y0, int64_t y1, int64_t ox) {
+    bool first = true;
+    T best = -std::numeric_limits<T>::infinity();  // a window wholly in the padding
+    for (int64_t iy = y0; iy <= y1; iy += g.dil[1]) {
+      if (iy < 0 || iy >= in_h) continue;
+      for (int64_t kx = 0; kx < kw; ++kx) {
+        const int64_t ix = ox * sx - px + kx * dx;
+        if (ix < 0 || ix >= in_w) continue;
+        const T v = xp[iy * in_w + ix];
+        if (first || v > best) best = v;
+        first = false;
+      }
+    }
+    return best;
+  };
+  for (int64_t p = 0; p < planes; ++p) {
+    const T* xp = x + p * in_h * in_w;
+    for (int64_t oy = 0; oy < out_h; ++oy) {
+      T* yr = y + (p * out_h + oy) * out_w;
+      const int64_t y0 = oy * g.stride[1] - g.pad[1];
+      const int64_t y1 = std::min(y0 + (g.kernel[1] - 1) * g.dil[1], in_h + g.pad_end[1] - 1);
+      for (int64_t ox = 0; ox < a; ++ox) yr[ox] = one(xp, y0, y1, ox);
+      bool started = false;
+      for (int64_t iy = y0; iy <= y1 && b > a; iy += g.dil[1]) {
+        if (iy < 0 || iy >= in_h) continue;
+        const T* row = xp + iy * in_w - px;
+        for (int64_t kx = 0; kx < kw; ++kx) {
+          const T* src = row + kx * dx;
+          if (!started) {
+            for (int64_t ox = a; ox < b; ++ox) yr[ox] = src[ox * sx];
+            started = true;
+            continue;
+          }
+          if (sx == 1) {
+            for (int64_t ox = a; ox < b; ++ox) yr[ox] = src[ox] > yr[ox] ? src[ox] : yr[ox];
+          } else {
+            for (int64_t ox = a; ox < b; ++ox) yr[ox] = src[ox * sx] > yr[ox] ? src[ox * sx] : yr[ox];
+          }
+        }
+      }
+      for (int64_t ox = started ? b : a; ox < out_w; ++ox) yr[ox] = one(xp, y0, y1, ox);
+    }
+  }
+}
+
 // p of LpPool / GlobalLpPool: a float attribute at version 1, an int after.
 double lp_order(const OpContext& ctx) {
   const double p = ctx.version < 2 ? attr_float(*ctx.node, "p", 2.0f)
@@ -179,9 +239,18 @@ Tensors run_pool(const OpContext& ctx, PoolKind kind) {
   if (kind == PoolKind::lp) opt.p = lp_order(ctx);
   const std::vector<int64_t> dims = pooled_dims(x, g);
   Tensors out(static_cast<size_t>(std::max(1, ctx.output_count())));
-  std::vector<int64_t> indices(static_cast<size_t>(product(dims)));
   const bool want_indices = kind == PoolKind::max && ctx.wants(1);
-  if (!is_floating(x.dtype)) {
+  std::vector<int64_t> indices(want_indices ? static_cast<size_t>(product(dims)) : 0);
+  const bool rows = kind == PoolKind::max && !want_indices && g.nd <= 2 &&
+                    (x.dtype == DType::float32 || x.dtype == DType::float64);
+  if (rows) {
+    out[0] = Tensor(x.dtype, dims);
+    if (x.dtype == DType::float32) {
+      max_pool_rows(x.data<float>(), x.dims[0] * x.dims[1], g, out[0].data<float>());
+    } else {
+      max_pool_rows(x.data<double>(), x.dims[0] * x.dims[1], g, out[0].data<double>());
+    }
+  } else if (!is_floating(x.dtype)) {
     // Integer MaxPool (8-bit types, 12+): exact in double.
     if (kind != PoolKind::max) {
       fail(ErrorKind::unsupported, "{} of {} is not supported", ctx.node->op_type(), dtype_name(x.dtype));
