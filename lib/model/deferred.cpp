@@ -1,5 +1,7 @@
 #include "model/deferred.h"
 
+#include "model/buffer_pool.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -157,7 +159,7 @@ void set_deferred(onnx::TensorProto& t, const SourceFile& source, int64_t offset
 }
 
 std::vector<uint8_t> read_deferred(const onnx::TensorProto& t) {
-  std::vector<uint8_t> out;
+  std::vector<uint8_t> out = storage_for_overwrite(static_cast<size_t>(deferred_ref(t).length));
   read_deferred_into(t, out);
   return out;
 }

@@ -1,5 +1,6 @@
 #include "model/tensor.h"
 
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "model/buffer_pool.h"
 #include "kernels/half.h"
 #include "kernels/minifloat.h"
 
@@ -214,7 +216,11 @@ Tensor::Tensor(DType t, std::vector<int64_t> shape, std::string tensor_name)
   const size_t size = dtype_size(t);
   if (size == 0) fail(ErrorKind::input, "{}: type {} has no fixed element size", tensor_label(name), dtype_name(t));
   const int64_t n = checked_buffer_numel(dims, size, fmt::format("{} of {}", tensor_label(name), dtype_name(t)));
-  bytes.assign(static_cast<size_t>(n) * size, 0);
+  if (BufferPool* pool = current_buffer_pool()) {
+    bytes = pool->take(static_cast<size_t>(n) * size);
+  } else {
+    bytes.assign(static_cast<size_t>(n) * size, 0);
+  }
 }
 
 int64_t Tensor::numel() const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "model/buffer_pool.h"
 #include "model/deferred.h"
 #include "model/external_data.h"
 
@@ -256,7 +257,8 @@ Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& ba
            l.bytes);
     }
   } else if (l.storage == Storage::raw) {
-    out.bytes.assign(p.raw_data().begin(), p.raw_data().end());
+    out.bytes = storage_for_overwrite(p.raw_data().size());
+    std::copy(p.raw_data().begin(), p.raw_data().end(), out.bytes.begin());
   } else if (l.storage == Storage::typed) {
     out.bytes.resize(l.bytes);
     decode_typed(p, t, &out);

@@ -20,6 +20,10 @@ About about() {
   a.onnx_converter_max_opset = kOnnxConverterMaxOpset;
   a.max_ir_version = kNewestIrVersion;
   a.kernel_level = kernels::isa_name(kernels::active_isa());
+  const kernels::Isa isa = kernels::active_isa();
+  a.product_vectors = isa == kernels::Isa::Generic                                  ? "128-bit"
+                      : isa == kernels::Isa::Avx512 && kernels::wide_products_active() ? "512-bit"
+                                                                                        : "256-bit";
 #if defined(__clang__)
   a.compiler = fmt::format("clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
 #elif defined(__GNUC__)

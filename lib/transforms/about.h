@@ -14,6 +14,7 @@ struct About {
   int64_t onnx_converter_max_opset = 0;  // the newest opset ONNX's converter knows
   int64_t max_ir_version = 0;            // the newest IR version read
   std::string kernel_level;      // the SIMD level the kernels run at on this machine
+  std::string product_vectors;   // the matrix products' vector width there: "512-bit"
   std::string compiler;          // "g++ 12.2.0"
 };
 

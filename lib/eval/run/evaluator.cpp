@@ -395,6 +395,8 @@ bool eval_supports(const std::string& op_type, int64_t opset) {
 std::map<std::string, eval::Value> evaluate_values(const Model& model, const std::map<std::string, eval::Value>& inputs,
                                                    const EvalOptions& options) {
   const onnx::GraphProto& g = model.proto.graph();
+  // Storage of values past their last use serves later outputs (memory planning).
+  const BufferPoolScope pool;
   Runner runner(model, options);
   eval::check_supported(g, default_opset(model.proto));
   std::unordered_set<std::string> initializers;

@@ -8,6 +8,7 @@
 
 #include "eval/run/float64.h"
 #include "eval/run/op.h"
+#include "model/buffer_pool.h"
 #include "model/model.h"
 #include "model/tensor_proto.h"
 
@@ -49,8 +50,16 @@ struct Env {
     }
     return nullptr;
   }
+  // Drops `name` (its last use is past); a tensor's storage goes back to
+  // the thread's buffer pool, if one is installed (model/buffer_pool.h).
   void release(const std::string& name) {
-    values.erase(name);
+    auto it = values.find(name);
+    if (it != values.end()) {
+      if (BufferPool* pool = current_buffer_pool(); pool && it->second.is_tensor()) {
+        pool->give(std::move(it->second.tensor.bytes));
+      }
+      values.erase(it);
+    }
     lazy.erase(name);
   }
   const Tensor* find_tensor(const std::string& name) const {

@@ -11,10 +11,11 @@
 //                  output_shape (or SAME_*: O = D * stride) fixes O and the
 //                  pads follow from it as the ONNX spec gives.
 // Computed as im2col (col2im) plus one matrix product per image and group
-// (gemm_kernel.h: each output summed in (c, kz, ky, kx) order, products
-// and sums rounded to float, double for double, no fused multiply-add),
-// or, for groups of one input channel (depthwise), by kernels::conv_plane,
-// which gives the same bits directly. Spatial dims are padded to 3 with ones.
+// (gemm_kernel.h: each output summed in (c, kz, ky, kx) order, each product
+// fused with its sum and rounded once to float, double for double), or,
+// for groups of one input channel (depthwise), by kernels::conv_plane,
+// which gives the same bits directly; the bias is added to each rounded
+// sum. Spatial dims are padded to 3 with ones.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -195,6 +196,19 @@ void add_bias(T* y, const Tensor* b, int64_t n, int64_t m, int64_t spatial) {
     }
 }
 
+// Columns [0, cols) of `rows` rows of Y, ld apart, each plus its bias (the
+// sum of the products rounded first, then the bias added: Conv's order).
+// Done on each stretch of columns as the product leaves it, in cache.
+template <typename T>
+void add_bias_rows(T* y, int64_t ld, const T* bias, int64_t rows, int64_t cols) {
+  if (!bias) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    T* row = y + r * ld;
+    const T v = bias[r];
+    for (int64_t j = 0; j < cols; ++j) row[j] += v;
+  }
+}
+
 template <typename T>
 constexpr DType dtype_of() {
   return std::is_same_v<T, double> ? DType::float64 : DType::float32;
@@ -231,11 +245,14 @@ ConvPath conv_path(int64_t cg, const Geometry& g) {
 constexpr double kParallelWork = 1 << 21;
 
 template <typename T>
-void conv_plane_group(const T* xg, const T* wg, T* yg, int64_t mg, const Geometry& g) {
+void conv_plane_group(const T* xg, const T* wg, T* yg, int64_t mg, const Geometry& g, const T* bias) {
   const auto u = [](int64_t v) { return static_cast<size_t>(v); };
   const kernels::ConvPlane p{u(g.in[1]),  u(g.in[2]),  u(g.kernel[1]), u(g.kernel[2]), u(g.out[1]), u(g.out[2]),
                              u(g.stride[1]), u(g.stride[2]), u(g.dil[1]), u(g.dil[2]), u(g.pad[1]), u(g.pad[2])};
-  for (int64_t j = 0; j < mg; ++j) kernels::conv_plane(xg, wg + j * g.kernel_size(), yg + j * g.out_size(), p);
+  for (int64_t j = 0; j < mg; ++j) {
+    kernels::conv_plane(xg, wg + j * g.kernel_size(), yg + j * g.out_size(), p);
+    add_bias_rows(yg + j * g.out_size(), 0, bias ? bias + j : nullptr, 1, g.out_size());
+  }
 }
 
 // One image and group by im2col + gemm (or X itself for `direct`). The
@@ -245,10 +262,11 @@ void conv_plane_group(const T* xg, const T* wg, T* yg, int64_t mg, const Geometr
 // every sum is the same.
 template <typename T>
 void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, const Geometry& g, bool direct,
-                     T* col, int64_t col_size) {
+                     T* col, int64_t col_size, const T* bias) {
   const int64_t k = cg * g.kernel_size(), os = g.out_size();
   if (direct) {
     gemm<T>(wg, k, xg, os, yg, os, mg, os, k, false);
+    add_bias_rows(yg, os, bias, mg, os);
     return;
   }
   const int64_t width = im2col_width(k, os), stretches = (os + width - 1) / width;
@@ -259,6 +277,7 @@ void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, co
     const int64_t j0 = s * width, j1 = std::min(os, j0 + width);
     im2col(xg, cg, g, j0, j1, own);
     gemm<T>(wg, k, own, j1 - j0, yg + j0, os, mg, j1 - j0, k, false);
+    add_bias_rows(yg + j0, os, bias, mg, j1 - j0);
   }
 }
 
@@ -310,6 +329,8 @@ Tensors op_conv(const OpContext& ctx) {
     T* y = own ? out[0].data<T>() : ky.data();
     const T* vx = values_as<T>(x, kx);
     const T* vw = values_as<T>(w, kw);
+    std::vector<T> kb;
+    const T* vb = b ? values_as<T>(*b, kb) : nullptr;
     // Uninitialized: im2col writes every element. One part per thread.
     const ConvPath path = conv_path(cg, g);
     const int64_t col_size =
@@ -326,16 +347,16 @@ Tensors op_conv(const OpContext& ctx) {
 #pragma omp parallel for schedule(static) if (parallel)
       for (int64_t t = 0; t < n * group; ++t) {
         const int64_t i = t / group, gi = t % group;
-        conv_plane_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, mg, g);
+        conv_plane_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, mg, g,
+                         vb ? vb + gi * mg : nullptr);
       }
     } else {
       for (int64_t i = 0; i < n; ++i)
         for (int64_t gi = 0; gi < group; ++gi) {
           conv_gemm_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, cg, mg, g,
-                          path == ConvPath::direct, col.get(), col_size);
+                          path == ConvPath::direct, col.get(), col_size, vb ? vb + gi * mg : nullptr);
         }
     }
-    add_bias(y, b, n, m, os);
     if (!own) store_values(out[0], y);
     return 0;
   });

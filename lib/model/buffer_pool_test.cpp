@@ -1,0 +1,74 @@
+// buffer_pool.h: storage comes back zeroed (or whole, for overwrite), is
+// reused only when it fits, and scopes nest.
+#include "model/buffer_pool.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "model/tensor.h"
+
+namespace bnorm {
+namespace {
+
+TEST_CASE("A buffer given back serves the next take of about its size zeroed", "[model][pool]") {
+  BufferPool pool;
+  const size_t n = size_t{1} << 20;
+  std::vector<uint8_t> a = pool.take(n);
+  REQUIRE(a.size() == n);
+  std::fill(a.begin(), a.end(), uint8_t{0xAB});
+  const uint8_t* storage = a.data();
+  pool.give(std::move(a));
+  REQUIRE(pool.held_bytes() >= n);
+  std::vector<uint8_t> b = pool.take(n - 1000);
+  REQUIRE(b.data() == storage);
+  REQUIRE(b.size() == n - 1000);
+  REQUIRE(std::all_of(b.begin(), b.end(), [](uint8_t v) { return v == 0; }));
+  REQUIRE(pool.reused() == 1);
+  REQUIRE(pool.held_bytes() == 0);
+  // For overwrite: the same storage, contents unspecified, sized as asked.
+  pool.give(std::move(b));
+  const std::vector<uint8_t> c = pool.take_for_overwrite(n);
+  REQUIRE(c.data() == storage);
+  REQUIRE(c.size() == n);
+}
+
+TEST_CASE("The pool reuses no buffer more than twice the size asked nor keeps small ones", "[model][pool]") {
+  BufferPool pool;
+  std::vector<uint8_t> big(size_t{8} << 20);
+  pool.give(std::move(big));
+  const std::vector<uint8_t> small = pool.take(size_t{1} << 20);
+  REQUIRE(pool.reused() == 0);  // 8 MiB for 1 MiB: left held, a new buffer made
+  REQUIRE(pool.held_bytes() == size_t{8} << 20);
+  pool.give(std::vector<uint8_t>(1000));
+  REQUIRE(pool.held_bytes() == size_t{8} << 20);
+  const std::vector<uint8_t> tiny = pool.take(1000);
+  REQUIRE(tiny.size() == 1000);
+  REQUIRE(pool.reused() == 0);
+}
+
+TEST_CASE("Tensors take zeroed storage from the pool a scope installs and scopes nest", "[model][pool]") {
+  REQUIRE(current_buffer_pool() == nullptr);
+  {
+    const BufferPoolScope outer;
+    BufferPool* pool = current_buffer_pool();
+    REQUIRE(pool != nullptr);
+    {
+      const BufferPoolScope inner;
+      REQUIRE(current_buffer_pool() == pool);
+    }
+    REQUIRE(current_buffer_pool() == pool);
+    Tensor t(DType::float32, {256, 1024});
+    std::fill(t.bytes.begin(), t.bytes.end(), uint8_t{0xFF});
+    const uint8_t* storage = t.bytes.data();
+    pool->give(std::move(t.bytes));
+    const Tensor u(DType::int32, {256, 1000});
+    REQUIRE(u.bytes.data() == storage);
+    REQUIRE(std::all_of(u.bytes.begin(), u.bytes.end(), [](uint8_t v) { return v == 0; }));
+    REQUIRE(storage_for_overwrite(size_t{1} << 20).size() == size_t{1} << 20);
+  }
+  REQUIRE(current_buffer_pool() == nullptr);
+}
+
+}  // namespace
+}  // namespace bnorm
