@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -86,7 +87,10 @@ class Runner {
   }
 
   // Runs node i (and its fused activation); true when it ran fused.
-  bool run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env);
+  // `uses`: how many nodes still read each value; with `pinned`, which
+  // inputs die at node i (OpContext::donated).
+  bool run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
+                const std::unordered_map<std::string, int>& uses, const std::set<std::string>& pinned);
 
   // Reports node k's tensor outputs to options_.on_value (main graph only).
   void observe(const onnx::GraphProto& g, int k, const Env& env) const;
@@ -231,7 +235,8 @@ Tensors branch_outputs(Values vals, int version, std::vector<std::optional<Value
   return out;
 }
 
-bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env) {
+bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
+                      const std::unordered_map<std::string, int>& uses, const std::set<std::string>& pinned) {
   const auto& n = g.node(i);
   OpContext ctx;
   ctx.node = &n;
@@ -250,6 +255,21 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env)
       }
       ctx.values.push_back(v);
       ctx.inputs.push_back(v && v->is_tensor() ? &v->tensor : nullptr);
+    }
+    // Inputs whose value dies here, held in this scope, read once by this
+    // node and by no subgraph of it: the op may write them in place.
+    ctx.donated.assign(n.input_size(), nullptr);
+    if (n.attribute_size() == 0 || std::none_of(n.attribute().begin(), n.attribute().end(), [](const auto& a) {
+          return a.has_g() || a.graphs_size() > 0;
+        })) {
+      for (int k = 0; k < n.input_size(); ++k) {
+        const std::string& name = n.input(k);
+        auto it = name.empty() ? env.values.end() : env.values.find(name);
+        if (it == env.values.end() || !it->second.is_tensor() || pinned.count(name)) continue;
+        auto u = uses.find(name);
+        if (u == uses.end() || u->second != 1 || std::count(n.input().begin(), n.input().end(), name) != 1) continue;
+        ctx.donated[k] = &it->second.tensor;
+      }
     }
     ctx.run_subgraph = [this, &env, &g, i, &ctx, &value_outs](const onnx::GraphProto& sub) {
       Env inner;
@@ -344,7 +364,7 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
   for (int i : p.order) {
     if (done[i]) continue;
     const Stopwatch took;
-    const bool fused = run_node(g, p, i, env);
+    const bool fused = run_node(g, p, i, env, uses, pinned);
     if (top) phase->advance(fused ? 2 : 1);
     if (trace) {
       log().trace("node {}/{} {}{}: {:.3f} ms", i + 1, g.node_size(), node_label(g, i),

@@ -355,3 +355,43 @@ TEST_CASE("an error at a node without a name names it by its label", "[eval][err
   CHECK(e.node() == "Reshape #0 -> 'Y'");
   CHECK_THAT(e.message(), Catch::StartsWith("node Reshape #0 -> 'Y' (Reshape-13): "));
 }
+
+// Ops may write an input in place when its value dies at their node
+// (OpContext::donated): BatchNormalization, Add, Sub, Mul, Div on float and
+// double. A value read later, a graph output, a value read twice by one
+// node and the caller's own input tensors must come out untouched.
+TEST_CASE("inputs written in place are only values that die at the node", "[eval][inplace]") {
+  for (DType t : {DType::float32, DType::float64}) {
+    GraphBuilder g(15);
+    g.input("x", t, {1, 2, 2, 2});
+    const std::vector<double> xv{1, -2, 3, -4, 5, -6, 7, -8};
+    g.initializer("s", bnorm::Tensor::from_f64(t, {2}, {2, 0.5}));
+    g.initializer("b", bnorm::Tensor::from_f64(t, {2}, {1, -1}));
+    g.initializer("m", bnorm::Tensor::from_f64(t, {2}, {0, 1}));
+    g.initializer("v", bnorm::Tensor::from_f64(t, {2}, {1, 4}));
+    g.initializer("c", bnorm::Tensor::from_f64(t, {1}, {10}));
+    g.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"bn"});  // x dies here (the caller's copy stays)
+    g.node("Add", {"bn", "x2"}, {"sum"});                               // bn read again below: kept
+    g.node("Mul", {"x", "c"}, {"x2"});                                  // reads x too: x dies at the later of the two
+    g.node("Mul", {"sum", "sum"}, {"sq"});                              // read twice by one node: kept
+    g.node("Sub", {"sq", "bn"}, {"out"});                               // sq dies here
+    g.output("out");
+    g.output("sum");
+    const Tensor x = bnorm::Tensor::from_f64(t, {1, 2, 2, 2}, xv);
+    const auto r = evaluate(g.model(), {{"x", x}});
+    REQUIRE(x.to_f64() == xv);
+    const double eps = 1e-5;
+    std::vector<double> want_out, want_sum;
+    for (size_t i = 0; i < xv.size(); ++i) {
+      const size_t c = i / 4;
+      const double scale[] = {2, 0.5}, bias[] = {1, -1}, mean[] = {0, 1}, var[] = {1, 4};
+      const double bn = (xv[i] - mean[c]) / std::sqrt(var[c] + eps) * scale[c] + bias[c];
+      const double sum = bn + xv[i] * 10;
+      want_sum.push_back(sum);
+      want_out.push_back(sum * sum - bn);
+    }
+    INFO(bnorm::dtype_name(t));
+    bnorm::test::check_close(r.at("sum").to_f64(), want_sum, 1e-4, 1e-5);
+    bnorm::test::check_close(r.at("out").to_f64(), want_out, 1e-3, 1e-5);
+  }
+}

@@ -95,7 +95,16 @@ struct OpContext {
   // Prepares the graph attribute `attr` of this node to run repeatedly.
   std::function<std::unique_ptr<Subgraph>(const onnx::GraphProto&, const std::string& attr)> subgraph;
 
+  // By position: the input tensor when its value dies at this node (no
+  // later node reads it, it is no graph output, this node reads it once):
+  // the op may take it as an output of the same type and shape and write
+  // it in place (after reading whatever it needs from it: inputs[i] points
+  // at the same tensor). nullptr otherwise. The executor drops the value
+  // after the node either way.
+  std::vector<Tensor*> donated;
+
   size_t input_count() const { return inputs.size(); }
+  Tensor* donated_input(size_t i) const { return i < donated.size() ? donated[i] : nullptr; }
   const Tensor* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
   // Input `i` or Error(input) "missing input 'what'".
   const Tensor& required(size_t i, const char* what) const;

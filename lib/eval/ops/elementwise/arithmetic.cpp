@@ -62,7 +62,26 @@ Tensors binary(const OpContext& ctx, Arith op) {
   }
   const std::vector<int64_t> db = legacy_b_dims(ctx, a, b);
   Tensors out(1);
-  out[0] = Tensor(a.dtype, broadcast_shapes(a.dims, db));
+  const std::vector<int64_t> dy = broadcast_shapes(a.dims, db);
+  if (a.dtype == DType::float32 || a.dtype == DType::float64) {
+    // Straight from the operands' storage, into one of them when it dies
+    // here and has Y's shape (elementwise: each element read before it is
+    // written).
+    const std::vector<int64_t> da = a.dims;
+    const void *pa = a.bytes.data(), *pb = b.bytes.data();
+    Tensor* spare = ctx.donated_input(0);
+    if (!spare || da != dy) spare = db == dy && b.dims == dy ? ctx.donated_input(1) : nullptr;
+    out[0] = spare ? std::move(*spare) : Tensor(a.dtype, dy);  // a and b are not used past this line
+    if (out[0].dtype == DType::float32) {
+      broadcast_apply<float>(static_cast<const float*>(pa), da, static_cast<const float*>(pb), db,
+                             out[0].data<float>(), dy, [op](float x, float z) { return arith<float>(op, x, z); });
+    } else {
+      broadcast_apply<double>(static_cast<const double*>(pa), da, static_cast<const double*>(pb), db,
+                              out[0].data<double>(), dy, [op](double x, double z) { return arith<double>(op, x, z); });
+    }
+    return out;
+  }
+  out[0] = Tensor(a.dtype, dy);
   Tensor& y = out[0];
   switch (a.dtype) {
     case DType::int8: integer_binary<int8_t>(op, a, a.dims, b, db, y); break;

@@ -74,14 +74,19 @@ Tensors batch_norm(const OpContext& ctx, const NormNode& nn, const Tensor& x, co
   const std::vector<P> scale = load_values<P>(*in[0]), bias = load_values<P>(*in[1]);
   // Y is computed even when the node names no output at all.
   Tensors out(static_cast<size_t>(std::max(1, ctx.output_count())));
-  out[0] = Tensor(x.dtype, x.dims);
   const auto eps = static_cast<P>(nn.epsilon);
   if (!nn.training) {
     const std::vector<P> mean = load_values<P>(*in[2]), var = load_values<P>(*in[3]);
-    bn_inference<P>(x.dtype, x.bytes.data(), out[0].bytes.data(), lay.shape,
-                    {scale.data(), bias.data(), mean.data(), var.data(), eps}, ctx.fused);
+    // In place when X dies here: each element is read before it is written.
+    const DType t = x.dtype;
+    const void* xd = x.bytes.data();
+    Tensor* spare = ctx.donated_input(0);
+    out[0] = spare ? std::move(*spare) : Tensor(t, x.dims);  // x is not used past this line
+    bn_inference<P>(t, xd, out[0].bytes.data(), lay.shape, {scale.data(), bias.data(), mean.data(), var.data(), eps},
+                    ctx.fused);
     return out;
   }
+  out[0] = Tensor(x.dtype, x.dims);
   std::vector<double> bmean(lay.shape.c), bvar(lay.shape.c);
   bn_training<P>(x.dtype, x.bytes.data(), out[0].bytes.data(), lay.shape, {scale.data(), bias.data(), eps},
                  bmean.data(), bvar.data(), ctx.fused);
