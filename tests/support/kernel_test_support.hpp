@@ -45,20 +45,21 @@ inline std::vector<Isa> available_isas() {
   return levels;
 }
 
-// Restores the active SIMD level, AVX512-BF16's use and the streaming
+// Restores the active SIMD level, AVX512-BF16's and AVX512-VNNI's use and the streaming
 // threshold on exit.
 class SettingsGuard {
  public:
   // Float16 kernels then run at the level set, whatever the CPU's default
   // (isa.h's wide_f16_active()), so that level sweeps test every level's code.
   SettingsGuard()
-      : isa_(active_isa()), bf16_(avx512_bf16_active()), wide_f16_(wide_f16_active()),
+      : isa_(active_isa()), bf16_(avx512_bf16_active()), vnni_(avx512_vnni_active()), wide_f16_(wide_f16_active()),
         chunk_prefetch_(chunk_prefetch_active()) {
     set_wide_f16(true);
   }
   ~SettingsGuard() {
     set_active_isa(isa_);
     set_avx512_bf16(bf16_);
+    set_avx512_vnni(vnni_);
     set_wide_f16(wide_f16_);
     set_chunk_prefetch(chunk_prefetch_);
     set_streaming_threshold_bytes(0);
@@ -69,6 +70,7 @@ class SettingsGuard {
  private:
   Isa isa_;
   bool bf16_;
+  bool vnni_;
   bool wide_f16_;
   bool chunk_prefetch_;
 };
