@@ -16,6 +16,10 @@ struct IgemmAvx2Pairs {
   __attribute__((target(BNORM_TARGET_AVX2))) static V madd(V acc, int32_t a, V b) noexcept {
     return (V)_mm256_add_epi32((__m256i)acc, _mm256_madd_epi16(_mm256_set1_epi32(a), (__m256i)b));
   }
+  __attribute__((target(BNORM_TARGET_AVX2))) static size_t pack(const uint8_t* const* src, size_t at, size_t nr, uint8_t flip,
+                                                       PB* dst, uint32_t* sum) noexcept {
+    return igemm_pack_pairs_avx2(src, at, nr, flip, dst, sum);
+  }
 };
 #else
 using IgemmAvx2Pairs = IgemmPairsPortable<simd::u32x8, simd::i32x8>;

@@ -18,6 +18,10 @@ struct IgemmAvx512Pairs {
   __attribute__((target(BNORM_TARGET_AVX512))) static V madd(V acc, int32_t a, V b) noexcept {
     return (V)_mm512_add_epi32((__m512i)acc, _mm512_madd_epi16(_mm512_set1_epi32(a), (__m512i)b));
   }
+  __attribute__((target(BNORM_TARGET_AVX512))) static size_t pack(const uint8_t* const* src, size_t at, size_t nr, uint8_t flip,
+                                                       PB* dst, uint32_t* sum) noexcept {
+    return igemm_pack_pairs_avx2(src, at, nr, flip, dst, sum);
+  }
 };
 
 struct IgemmAvx512Vnni {
@@ -27,6 +31,10 @@ struct IgemmAvx512Vnni {
   static constexpr size_t G = 4;
   __attribute__((target(BNORM_TARGET_AVX512_VNNI))) static V madd(V acc, int32_t a, V b) noexcept {
     return (V)_mm512_dpbusd_epi32((__m512i)acc, _mm512_set1_epi32(a), (__m512i)b);
+  }
+  __attribute__((target(BNORM_TARGET_AVX512_VNNI))) static size_t pack(const uint8_t* const* src, size_t at, size_t nr, uint8_t flip,
+                                                       PB* dst, uint32_t* sum) noexcept {
+    return igemm_pack_quads_vnni(src, at, nr, flip, dst, sum);
   }
 };
 #else

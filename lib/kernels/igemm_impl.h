@@ -6,8 +6,10 @@
 // A level's operation struct O gives: V, a vector of 32-bit lanes, one
 // column of C a lane; G, the run of consecutive p one lane multiplies at
 // once (2: int16 pairs, 4: bytes); PA and PB, the packed element types of
-// A' and B'; and madd(acc, a, b), acc + the G products of each lane of b
-// with the G elements of A' packed in the 32 bits `a`.
+// A' and B'; madd(acc, a, b), acc + the G products of each lane of b with
+// the G elements of A' packed in the 32 bits `a`; and pack(src, at, nr,
+// flip, dst, sum), which packs a leading run of columns of G full rows of
+// B as igemm_pack_b does with the level's vectors and returns its length.
 //
 // Blocking, as gemm_impl.h: B' is copied KC rows by 8 panels of NR columns
 // (NR = NV lanes-wide vectors) into a block on the stack, each panel in
@@ -153,7 +155,7 @@ inline void igemm_pack_b(const IgemmArgs& g, size_t p0, size_t kc, size_t j0, si
       uint32_t* __restrict sum = colsum + q * NR;
       const size_t nr = std::min(NR, nc - q * NR), at = q * NR;
       if (rows == G) {
-        for (size_t j = 0; j < nr; ++j) {
+        for (size_t j = O::pack(src, at, nr, flip, dst, sum); j < nr; ++j) {
           uint32_t s = 0;
 #pragma GCC unroll 4
           for (size_t r = 0; r < G; ++r) {
@@ -247,7 +249,55 @@ struct IgemmPairsPortable {
     const int32_t a0 = static_cast<int16_t>(a & 0xFFFF), a1 = a >> 16;
     return acc + (V)(b0 * a0 + b1 * a1);
   }
+  static size_t pack(const uint8_t* const*, size_t, size_t, uint8_t, PB*, uint32_t*) noexcept { return 0; }
 };
+
+#if BNORM_SIMD_LEVELS
+// The packing of B' at the x86 levels, 16 columns at a time: for int16
+// pairs (G = 2) with AVX2, and for bytes (G = 4) with AVX512-VNNI, the
+// column sums then added by VPDPBUSD with ones.
+__attribute__((target(BNORM_TARGET_AVX2))) inline size_t igemm_pack_pairs_avx2(const uint8_t* const* src, size_t at,
+                                                                                size_t nr, uint8_t flip, int16_t* dst,
+                                                                                uint32_t* sum) noexcept {
+  const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
+  const __m256i ones = _mm256_set1_epi16(1);
+  size_t j = 0;
+  for (; j + 16 <= nr; j += 16) {
+    const __m128i r0 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src[0] + at + j)), f);
+    const __m128i r1 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src[1] + at + j)), f);
+    const __m256i lo = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(r0, r1));
+    const __m256i hi = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(r0, r1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j * 2), lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j * 2 + 16), hi);
+    auto* s = reinterpret_cast<__m256i*>(sum + j);
+    _mm256_storeu_si256(s, _mm256_add_epi32(_mm256_loadu_si256(s), _mm256_madd_epi16(lo, ones)));
+    _mm256_storeu_si256(s + 1, _mm256_add_epi32(_mm256_loadu_si256(s + 1), _mm256_madd_epi16(hi, ones)));
+  }
+  return j;
+}
+
+__attribute__((target(BNORM_TARGET_AVX512 ",avx512vnni"))) inline size_t igemm_pack_quads_vnni(
+    const uint8_t* const* src, size_t at, size_t nr, uint8_t flip, int8_t* dst, uint32_t* sum) noexcept {
+  const __m128i f = _mm_set1_epi8(static_cast<char>(flip)), ones = _mm_set1_epi8(1);
+  size_t j = 0;
+  for (; j + 16 <= nr; j += 16) {
+    __m128i r[4];
+    for (size_t k = 0; k < 4; ++k) {
+      r[k] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src[k] + at + j)), f);
+    }
+    const __m128i t01lo = _mm_unpacklo_epi8(r[0], r[1]), t01hi = _mm_unpackhi_epi8(r[0], r[1]);
+    const __m128i t23lo = _mm_unpacklo_epi8(r[2], r[3]), t23hi = _mm_unpackhi_epi8(r[2], r[3]);
+    const __m128i q[4] = {_mm_unpacklo_epi16(t01lo, t23lo), _mm_unpackhi_epi16(t01lo, t23lo),
+                          _mm_unpacklo_epi16(t01hi, t23hi), _mm_unpackhi_epi16(t01hi, t23hi)};
+    for (size_t k = 0; k < 4; ++k) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j * 4 + k * 16), q[k]);
+      auto* s = reinterpret_cast<__m128i*>(sum + j + k * 4);
+      _mm_storeu_si128(s, _mm_dpbusd_epi32(_mm_loadu_si128(s), ones, q[k]));
+    }
+  }
+  return j;
+}
+#endif
 
 #define BNORM_IGEMM_DECLARE(level, ENTRY) ENTRY void igemm_##level(const IgemmArgs& g) noexcept;
 
