@@ -15,6 +15,21 @@ default_rng(0) (deterministic: the same bytes on every run):
                   per level a 3x3 head to 3 anchors x (4 box + 1 score + 20
                   classes), Transposed, Reshaped and Concatenated to
                   [1, anchors, 25] with a Sigmoid on the scores.
+  yolo_int8.onnx  dynamically quantized YOLOv8n-style network at 1x3x640x640:
+                  every Conv is DynamicQuantizeLinear (uint8) + ConvInteger
+                  (int8 weights, zero point 0) + Cast to float, times the
+                  scale product, + bias, then SiLU (x * Sigmoid(x)); the
+                  backbone (3x3/2 Convs to stride 32, C2f blocks of split,
+                  bottlenecks with residual Adds and Concat, SPPF's MaxPools)
+                  of 16..256 channels, and a top-down neck (nearest Resize
+                  x2, Concat, C2f) to a 1x1 head of 144 channels at stride 8
+                  (36 ConvIntegers, 2.1 G multiply-adds).
+  resnet_qdq.onnx ResNet-18 layout at 1x3x224x224 (BN folded into the Convs'
+                  biases) in QDQ form: every Conv's input passes through
+                  QuantizeLinear + DequantizeLinear (uint8, static scales),
+                  its weights are int8 initializers behind a per-channel
+                  DequantizeLinear; the Convs themselves are float (1.8 G
+                  multiply-adds).
 
     /usr/bin/python3 bench/gen_nets.py OUT_DIR
 """
@@ -62,6 +77,17 @@ class Net:
     def cbr(self, x, cin, cout, k, stride=1, group=1, relu=True):
         y = self.bn(self.conv(x, cin, cout, k, stride, group), cout)
         return self.node("Relu", [y]) if relu else y
+
+    def nodes_n(self, op, inputs, n, **attrs):
+        """A node of n outputs."""
+        base = self.name(op.lower())
+        outs = [f"{base}_{i}" for i in range(n)]
+        self.nodes.append(helper.make_node(op, inputs, outs, name=base, **attrs))
+        return outs
+
+    def weights(self, cin, cout, k):
+        fan_in = cin * k * k
+        return (self.rng.standard_normal((cout, cin, k, k)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
 
     def save(self, path, graph_name, shape, out, out_shape):
         g = helper.make_graph(self.nodes, graph_name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
@@ -126,11 +152,107 @@ def detection(path):
     net.save(path, "detection", [1, 3, 320, 320], y, [1, anchors, 25])
 
 
+class IntNet(Net):
+    """yolo_int8's layers: Convs dynamically quantized to ConvInteger."""
+
+    def qconv(self, x, cin, cout, k, stride=1):
+        w = self.weights(cin, cout, k)
+        ws = np.float32(np.abs(w).max() / 127)
+        wq = np.clip(np.rint(w / ws), -127, 127).astype(np.int8)
+        xq, xs, xz = self.nodes_n("DynamicQuantizeLinear", [x], 3)
+        p = k // 2
+        acc = self.node("ConvInteger", [xq, self.const(wq), xz, self.const(np.array(0, np.int8), "wz")],
+                        kernel_shape=[k, k], strides=[stride, stride], pads=[p, p, p, p])
+        scale = self.node("Mul", [xs, self.const(np.array(ws, np.float32), "ws")])
+        y = self.node("Mul", [self.node("Cast", [acc], to=TensorProto.FLOAT), scale])
+        bias = self.rng.uniform(-0.1, 0.1, (1, cout, 1, 1)).astype(np.float32)
+        y = self.node("Add", [y, self.const(bias, "b")])
+        return self.node("Mul", [y, self.node("Sigmoid", [y])])
+
+    def c2f(self, x, cin, cout, n, shortcut=True):
+        h = cout // 2
+        y = self.qconv(x, cin, cout, 1)
+        parts = self.nodes_n("Split", [y, self.const(np.array([h, h], np.int64), "split")], 2, axis=1)
+        last = parts[1]
+        for _ in range(n):
+            b = self.qconv(self.qconv(last, h, h, 3), h, h, 3)
+            last = self.node("Add", [last, b]) if shortcut else b
+            parts.append(last)
+        return self.qconv(self.node("Concat", parts, axis=1), (2 + n) * h, cout, 1)
+
+    def sppf(self, x, c):
+        y = self.qconv(x, c, c // 2, 1)
+        pools = [y]
+        for _ in range(3):
+            pools.append(self.node("MaxPool", [pools[-1]], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]))
+        return self.qconv(self.node("Concat", pools, axis=1), 2 * c, c, 1)
+
+
+def yolo_int8(path):
+    net = IntNet(2)
+    x = net.qconv("input", 3, 16, 3, 2)
+    x = net.qconv(x, 16, 32, 3, 2)
+    x = net.c2f(x, 32, 32, 1)
+    x = net.qconv(x, 32, 64, 3, 2)
+    p3 = net.c2f(x, 64, 64, 2)
+    x = net.qconv(p3, 64, 128, 3, 2)
+    p4 = net.c2f(x, 128, 128, 2)
+    x = net.qconv(p4, 128, 256, 3, 2)
+    x = net.sppf(net.c2f(x, 256, 256, 1), 256)
+    scales = net.const(np.array([1, 1, 2, 2], np.float32), "s")
+    x = net.node("Resize", [x, "", scales], mode="nearest")
+    x = net.c2f(net.node("Concat", [x, p4], axis=1), 384, 128, 1, shortcut=False)
+    x = net.node("Resize", [x, "", scales], mode="nearest")
+    x = net.c2f(net.node("Concat", [x, p3], axis=1), 192, 64, 1, shortcut=False)
+    x = net.qconv(x, 64, 144, 1)
+    net.save(path, "yolo_int8", [1, 3, 640, 640], x, [1, 144, 80, 80])
+
+
+class QdqNet(Net):
+    """resnet_qdq's layers: float Convs between QuantizeLinear/DequantizeLinear."""
+
+    def qdq(self, x, scale, zp):
+        s, z = self.const(np.array(scale, np.float32), "qs"), self.const(np.array(zp, np.uint8), "qz")
+        return self.node("DequantizeLinear", [self.node("QuantizeLinear", [x, s, z]), s, z])
+
+    def conv_qdq(self, x, cin, cout, k, stride=1, relu=True, in_zp=0):
+        w = self.weights(cin, cout, k)
+        ws = (np.abs(w).reshape(cout, -1).max(axis=1) / 127).astype(np.float32)
+        wq = np.clip(np.rint(w / ws[:, None, None, None]), -127, 127).astype(np.int8)
+        wd = self.node("DequantizeLinear", [self.const(wq), self.const(ws, "ws"),
+                                            self.const(np.zeros(cout, np.int8), "wz")], axis=0)
+        p = k // 2
+        y = self.node("Conv", [self.qdq(x, 0.03, in_zp), wd, self.const(self.rng.uniform(-0.1, 0.1, cout).astype(np.float32), "b")],
+                      kernel_shape=[k, k], strides=[stride, stride], pads=[p, p, p, p])
+        return self.node("Relu", [y]) if relu else y
+
+
+def resnet_qdq(path):
+    net = QdqNet(3)
+    x = net.conv_qdq("input", 3, 64, 7, 2, in_zp=128)
+    x = net.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for stage, cout in enumerate([64, 128, 256, 512]):
+        for block in range(2):
+            stride = 2 if stage > 0 and block == 0 else 1
+            y = net.conv_qdq(x, cin, cout, 3, stride)
+            y = net.conv_qdq(y, cout, cout, 3, relu=False, in_zp=0)
+            short = net.conv_qdq(x, cin, cout, 1, stride, relu=False) if (stride != 1 or cin != cout) else x
+            x = net.node("Relu", [net.node("Add", [y, short])])
+            cin = cout
+    x = net.node("Flatten", [net.node("GlobalAveragePool", [x])])
+    w = (net.rng.standard_normal((1000, 512)) * 0.05).astype(np.float32)
+    x = net.node("Gemm", [x, net.const(w), net.const(np.zeros(1000, np.float32), "b")], transB=1)
+    net.save(path, "resnet_qdq", [1, 3, 224, 224], x, [1, 1000])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     resnet(os.path.join(out, "resnet.onnx"))
     detection(os.path.join(out, "detection.onnx"))
+    yolo_int8(os.path.join(out, "yolo_int8.onnx"))
+    resnet_qdq(os.path.join(out, "resnet_qdq.onnx"))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 # Whole-network speed, bnorm against onnxruntime 1.30 (npm's
 # onnxruntime-node, --ignore-scripts, in a temporary folder), one thread
 # each. Networks: bench/gen_large_model.py (64 blocks of 256-channel 3x3
-# Conv + BN + Relu at 8x8, its defaults) and bench/gen_nets.py's ResNet-18
-# and detector, written into a temporary folder (deterministic). What is
+# Conv + BN + Relu at 8x8, its defaults) and bench/gen_nets.py's ResNet-18,
+# detector, int8 YOLOv8n-style network and QDQ ResNet-18, written into a
+# temporary folder (deterministic). What is
 # timed and how: bench/model_speed.py.
 #   [ORT_NODE_DIR=DIR] bash bench/model_speed.sh [BUILD_DIR] [RUNS]
 # ORT_NODE_DIR: a folder where onnxruntime-node is installed already.
@@ -26,4 +27,4 @@ if [[ ${MATMUL:-0} == 1 ]]; then
   [[ ! -x $build/bnorm_bench ]] || OMP_NUM_THREADS=1 "$build/bnorm_bench" --benchmark_filter=gemm
 fi
 /usr/bin/python3 "$here/model_speed.py" --bnorm "$build/bnorm" --node-path "$nm" --runs "$runs" \
-  "$work/large.onnx" "$work/resnet.onnx" "$work/detection.onnx"
+  "$work/large.onnx" "$work/resnet.onnx" "$work/detection.onnx" "$work/yolo_int8.onnx" "$work/resnet_qdq.onnx"

@@ -41,6 +41,20 @@ std::atomic<bool>& bf16_active() noexcept {
   return active;
 }
 
+bool detect_avx512_vnni() noexcept {
+#if !BNORM_SIMD_LEVELS
+  return false;
+#else
+  __builtin_cpu_init();
+  return detected_isa() == Isa::Avx512 && __builtin_cpu_supports("avx512vnni");
+#endif
+}
+
+std::atomic<bool>& vnni_active() noexcept {
+  static std::atomic<bool> active{detect_avx512_vnni()};
+  return active;
+}
+
 // Intel's CPUs get the tunings measured on them (isa.h: cache_prefetch,
 // chunk_prefetch, wide_f16); the others those measured on AMD Zen 4.
 bool cpu_is_intel() noexcept {
@@ -132,6 +146,16 @@ bool avx512_bf16_active() noexcept {
 bool set_avx512_bf16(bool wanted) noexcept {
   const bool on = wanted && detect_avx512_bf16();
   bf16_active().store(on, std::memory_order_relaxed);
+  return on;
+}
+
+bool avx512_vnni_active() noexcept {
+  return vnni_active().load(std::memory_order_relaxed);
+}
+
+bool set_avx512_vnni(bool wanted) noexcept {
+  const bool on = wanted && detect_avx512_vnni();
+  vnni_active().store(on, std::memory_order_relaxed);
   return on;
 }
 

@@ -65,6 +65,16 @@ bool avx512_bf16_active() noexcept;
 // Process-wide, for tests and benchmarks, like set_active_isa().
 bool set_avx512_bf16(bool wanted) noexcept;
 
+// Whether the Avx512 level's 8-bit matrix product (igemm.h) multiplies
+// with AVX512-VNNI's VPDPBUSD (Cascade Lake, Ice Lake, Zen 4) instead of
+// widening to 16 bits for VPMADDWD. Same integers either way (igemm.h).
+// Initially on where the CPU has it.
+bool avx512_vnni_active() noexcept;
+
+// Turns it on or off (on only where the CPU has it); returns the state now.
+// Process-wide, for tests and benchmarks, like set_active_isa().
+bool set_avx512_vnni(bool wanted) noexcept;
+
 // Whether loops over data in cache prefetch their input and output a few
 // lines ahead (elementwise.h). Initially on for Intel CPUs, where it
 // brought BN f32 in L2 to memcpy's speed (Sapphire Rapids), and off

@@ -57,15 +57,18 @@
 #define BNORM_TARGET_AVX2 "avx2,fma,f16c,prfchw"
 #define BNORM_TARGET_AVX512 "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,prfchw"
 #define BNORM_TARGET_AVX512_BF16 BNORM_TARGET_AVX512 ",avx512bf16"
+#define BNORM_TARGET_AVX512_VNNI BNORM_TARGET_AVX512 ",avx512vnni"
 #define BNORM_ENTRY_GENERIC __attribute__((flatten))
 #if BNORM_SIMD_LEVELS
 #define BNORM_ENTRY_AVX2 __attribute__((target(BNORM_TARGET_AVX2), flatten))
 #define BNORM_ENTRY_AVX512 __attribute__((target(BNORM_TARGET_AVX512), flatten))
 #define BNORM_ENTRY_AVX512_BF16 __attribute__((target(BNORM_TARGET_AVX512_BF16), flatten))
+#define BNORM_ENTRY_AVX512_VNNI __attribute__((target(BNORM_TARGET_AVX512_VNNI), flatten))
 #else  // clang: the Generic level under every name (isa.h)
 #define BNORM_ENTRY_AVX2 BNORM_ENTRY_GENERIC
 #define BNORM_ENTRY_AVX512 BNORM_ENTRY_GENERIC
 #define BNORM_ENTRY_AVX512_BF16 BNORM_ENTRY_GENERIC
+#define BNORM_ENTRY_AVX512_VNNI BNORM_ENTRY_GENERIC
 #endif
 
 namespace bnorm::kernels::simd {

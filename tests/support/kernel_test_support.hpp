@@ -60,20 +60,21 @@ void for_each_product_variant(F&& f) {
   }
 }
 
-// Restores the active SIMD level, AVX512-BF16's use, the product width and
-// the streaming threshold on exit.
+// Restores the active SIMD level, AVX512-BF16's and AVX512-VNNI's use, the
+// product width and the streaming threshold on exit.
 class SettingsGuard {
  public:
   // Float16 kernels then run at the level set, whatever the CPU's default
   // (isa.h's wide_f16_active()), so that level sweeps test every level's code.
   SettingsGuard()
-      : isa_(active_isa()), bf16_(avx512_bf16_active()), wide_f16_(wide_f16_active()),
+      : isa_(active_isa()), bf16_(avx512_bf16_active()), vnni_(avx512_vnni_active()), wide_f16_(wide_f16_active()),
         chunk_prefetch_(chunk_prefetch_active()), wide_products_(wide_products_active()) {
     set_wide_f16(true);
   }
   ~SettingsGuard() {
     set_active_isa(isa_);
     set_avx512_bf16(bf16_);
+    set_avx512_vnni(vnni_);
     set_wide_f16(wide_f16_);
     set_chunk_prefetch(chunk_prefetch_);
     set_wide_products(wide_products_);
@@ -85,6 +86,7 @@ class SettingsGuard {
  private:
   Isa isa_;
   bool bf16_;
+  bool vnni_;
   bool wide_f16_;
   bool chunk_prefetch_;
   bool wide_products_;

@@ -240,6 +240,15 @@ Tensor cast_to(const OpContext& ctx, const Tensor& x, DType t) {
   const bool saturate = ctx.version < 19 || attr_int(*ctx.node, "saturate", 1) != 0;
   Tensor out(t, x.dims);
   const int64_t n = x.numel();
+  // Integers to float, the dequantization of integer ops' results: one
+  // rounding of the exact value either way, done here in one loop.
+  if (t == DType::float32 && (x.dtype == DType::int32 || x.dtype == DType::int8 || x.dtype == DType::uint8)) {
+    float* y = out.data<float>();
+    if (x.dtype == DType::int32) std::copy(x.data<int32_t>(), x.data<int32_t>() + n, y);
+    if (x.dtype == DType::int8) std::copy(x.data<int8_t>(), x.data<int8_t>() + n, y);
+    if (x.dtype == DType::uint8) std::copy(x.data<uint8_t>(), x.data<uint8_t>() + n, y);
+    return out;
+  }
   for (int64_t i = 0; i < n; ++i) store_elem(out, i, load_elem(x, i), saturate);
   return out;
 }

@@ -1,6 +1,12 @@
-// Integer and quantized linear ops, computed through the float64 MatMul and
-// Conv of eval/ops/math/gemm.cpp / eval/ops/nn/conv/conv.cpp on the exact integers (x - zero
-// point): sums of 8-bit products are exact in double far past int32.
+// Integer and quantized linear ops. The usual operands (integer_igemm.h:
+// 8-bit data, zero points per tensor, per row or per output channel) go
+// through kernels::igemm, exact in int32; anything else is computed by the
+// reference path, the float64 MatMul and Conv of eval/ops/math/gemm.cpp /
+// eval/ops/nn/conv/conv.cpp on the exact integers (x - zero point): sums
+// of 8-bit products are exact in double far past int32. Both give the same
+// results: the QLinear ops take igemm's sums only where they cannot wrap
+// (K <= kIgemmExactK), and requantize them with kernels::requantize, the
+// same double product and rounding as `requantize` below.
 //
 //   MatMulInteger-10:  Y (int32) = (A - a_zero_point) @ (B - b_zero_point)
 //   ConvInteger-10:    y (int32) = conv(x - x_zero_point, w - w_zero_point)
@@ -27,7 +33,9 @@
 #include "eval/ops/nn/conv/ops.h"
 #include "eval/ops/quantization/ops.h"
 #include "eval/ops/elementwise/broadcast.h"
+#include "eval/ops/quantization/integer_igemm.h"
 #include "eval/ops/quantization/quant.h"
+#include "kernels/quantize.h"
 
 namespace bnorm::eval {
 
@@ -122,6 +130,42 @@ Tensor requantize(const Tensor& acc, const std::vector<double>& s1, const std::v
   return y;
 }
 
+bool scalar(const Tensor& t) { return t.dims.size() <= 1 && t.numel() == 1; }
+
+// QLinearMatMul's requantization of igemm's sums, through
+// kernels::requantize, when a_scale is a scalar or per row of a 2-D a,
+// b_scale a scalar or per column, y_scale and y_zero_point scalars;
+// false otherwise.
+bool requantize_matmul(const Tensor& acc, const Tensor& a, const Tensor& as, const Tensor& bs, const Tensor& ys,
+                       const Tensor& yz, Tensor& y) {
+  const int64_t m = acc.dims[acc.dims.size() - 2], n = acc.dims.back();
+  const bool row_scales = a.dims.size() == 2 && m != 1 && as.dims == std::vector<int64_t>{m};
+  const bool column_scales = !scalar(bs) && bs.dims == std::vector<int64_t>{n};
+  if (!(scalar(as) || row_scales) || !(scalar(bs) || column_scales) || !scalar(ys) || !scalar(yz) ||
+      !int8_type(yz.dtype)) {
+    return false;
+  }
+  const std::vector<double> s1 = as.to_f64(), s2 = bs.to_f64(), s3 = ys.to_f64();
+  const auto zp = static_cast<int32_t>(yz.to_f64()[0]);
+  const bool is_signed = yz.dtype == DType::int8;
+  y = Tensor(yz.dtype, acc.dims);
+  const int32_t* p = acc.data<int32_t>();
+  uint8_t* q = y.data<uint8_t>();
+  for (int64_t r = 0; r < (n ? acc.numel() / n : 0); ++r) {
+    const double sa = s1[row_scales ? static_cast<size_t>(r % m) : 0];
+    if (!column_scales) {
+      kernels::requantize(p + r * n, static_cast<size_t>(n), 0, scale_product(sa, s2[0], s3[0], as.dtype), zp,
+                          q + r * n, is_signed);
+      continue;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      kernels::requantize(p + r * n + j, 1, 0, scale_product(sa, s2[static_cast<size_t>(j)], s3[0], as.dtype), zp,
+                          q + r * n + j, is_signed);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Tensors op_matmul_integer(const OpContext& ctx) {
@@ -129,6 +173,8 @@ Tensors op_matmul_integer(const OpContext& ctx) {
   const Tensor& b = ctx.required(1, "B");
   require_type(a, "A", int8_type(a.dtype));
   require_type(b, "B", int8_type(b.dtype));
+  Tensor acc;
+  if (igemm_matmul(a, ctx.input(2), b, ctx.input(3), INT64_MAX, acc)) return {acc};
   const Tensor af = minus_zero_point(a, ctx.input(2), true, "a_zero_point");
   const Tensor bf = minus_zero_point(b, ctx.input(3), false, "b_zero_point");
   return {to_int32(matmul_f64(ctx, af, bf))};
@@ -149,6 +195,11 @@ Tensors op_qlinear_matmul(const OpContext& ctx) {
                         (as.dtype == DType::float32 ||
                          (ctx.version >= 21 && (as.dtype == DType::float16 || as.dtype == DType::bfloat16)));
   require_type(as, "a_scale", scale_ok);
+  Tensor acc, y;
+  if (igemm_matmul(a, &ctx.required(2, "a_zero_point"), b, &ctx.required(5, "b_zero_point"), kIgemmExactK, acc) &&
+      requantize_matmul(acc, a, as, bs, ys, yz, y)) {
+    return {y};
+  }
   const Tensor af = minus_zero_point(a, &ctx.required(2, "a_zero_point"), true, "a_zero_point");
   const Tensor bf = minus_zero_point(b, &ctx.required(5, "b_zero_point"), false, "b_zero_point");
   const Tensor c = matmul_f64(ctx, af, bf);
@@ -178,6 +229,24 @@ const Tensor* scalar_zero_point(const Tensor* zp, const char* what) {
   return zp;
 }
 
+// QLinearConv's requantization of igemm's sums, through
+// kernels::requantize: per image and output channel c, acc + B[c] times
+// the scale product of x_scale, w_scale (one or c's) and y_scale.
+Tensor requantize_conv(const Tensor& acc, const Tensor& xs, const Tensor& ws, const Tensor& ys, const Tensor& yz,
+                       const Tensor* bias) {
+  const int64_t m = acc.dims[1], os = product(acc.dims, 2);
+  const std::vector<double> s1 = xs.to_f64(), s2 = ws.to_f64(), s3 = ys.to_f64();
+  const auto zp = static_cast<int32_t>(yz.to_f64()[0]);
+  Tensor y(yz.dtype, acc.dims);
+  for (int64_t r = 0; r < acc.numel() / std::max<int64_t>(os, 1); ++r) {
+    const int64_t c = r % m;
+    const double mult = scale_product(s1[0], s2[s2.size() == 1 ? 0 : static_cast<size_t>(c)], s3[0], DType::float32);
+    kernels::requantize(acc.data<int32_t>() + r * os, static_cast<size_t>(os), bias ? bias->data<int32_t>()[c] : 0, mult,
+                        zp, y.data<uint8_t>() + r * os, yz.dtype == DType::int8);
+  }
+  return y;
+}
+
 }  // namespace
 
 Tensors op_conv_integer(const OpContext& ctx) {
@@ -185,6 +254,8 @@ Tensors op_conv_integer(const OpContext& ctx) {
   const Tensor& w = ctx.required(1, "w");
   require_type(x, "x", int8_type(x.dtype));
   require_type(w, "w", int8_type(w.dtype));
+  Tensor acc;
+  if (igemm_conv(ctx, x, ctx.input(2), w, ctx.input(3), INT64_MAX, acc)) return {acc};
   const Tensor xf = minus_zero_point(x, scalar_zero_point(ctx.input(2), "x_zero_point"), false, "x_zero_point");
   const Tensor wf = weights_minus_zero_point(w, ctx.input(3));
   return {to_int32(conv_f64(ctx, xf, wf, nullptr))};
@@ -204,17 +275,22 @@ Tensors op_qlinear_conv(const OpContext& ctx) {
   for (const Tensor* s : {&xs, &ws, &ys}) require_type(*s, "scale", s->dtype == DType::float32);
   if (bias) require_type(*bias, "B", bias->dtype == DType::int32);
   if (product(xs.dims) != 1 || product(ys.dims) != 1) fail(ErrorKind::input, "x_scale and y_scale must be scalars");
+  // w_scale: a scalar or one per output channel (dim 0 of w, 1 of y).
+  const int64_t m = w.dims.empty() ? 1 : w.dims[0];
+  if (product(ws.dims) != 1 && (ws.dims.size() != 1 || ws.dims[0] != m)) {
+    fail(ErrorKind::input, "w_scale has shape {}, expected a scalar or [{}]", shape_str(ws.dims), m);
+  }
+  Tensor fast;
+  if ((!bias || bias->dims == std::vector<int64_t>{m}) && product(yz.dims) == 1 &&
+      igemm_conv(ctx, x, &ctx.required(2, "x_zero_point"), w, &ctx.required(5, "w_zero_point"), kIgemmExactK, fast)) {
+    return {requantize_conv(fast, xs, ws, ys, yz, bias)};
+  }
   const Tensor xf = minus_zero_point(x, scalar_zero_point(&ctx.required(2, "x_zero_point"), "x_zero_point"), false,
                                      "x_zero_point");
   const Tensor wf = weights_minus_zero_point(w, &ctx.required(5, "w_zero_point"));
   Tensor bf;
   if (bias) bf = Tensor::from_f64(DType::float64, bias->dims, bias->to_f64());
   const Tensor acc = conv_f64(ctx, xf, wf, bias ? &bf : nullptr);
-  // w_scale: a scalar or one per output channel (dim 1 of y).
-  const int64_t m = acc.dims.size() > 1 ? acc.dims[1] : 1;
-  if (product(ws.dims) != 1 && (ws.dims.size() != 1 || ws.dims[0] != m)) {
-    fail(ErrorKind::input, "w_scale has shape {}, expected a scalar or [{}]", shape_str(ws.dims), m);
-  }
   std::vector<int64_t> wsd(acc.dims.size(), 1);
   if (wsd.size() > 1) wsd[1] = product(ws.dims);
   const auto n = static_cast<size_t>(acc.numel());

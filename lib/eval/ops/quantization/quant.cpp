@@ -19,7 +19,8 @@
 // scale's type or `precision`): float for float; float16/bfloat16 round x
 // and the quotient to that type (float division rounded once to a narrower
 // type is that type's correctly rounded division); int32 scales divide in
-// double. DQ computes (x - zero point) exactly, converts it to float,
+// double. The common case, float32 x with one float32 scale to or from
+// uint8/int8, runs kernels/quantize.h's loops, the same bits. DQ computes (x - zero point) exactly, converts it to float,
 // multiplies in float and rounds once to the output type. Decision: a NaN
 // quotient quantizes to the zero point (the spec says nothing).
 #include <cmath>
@@ -31,6 +32,7 @@
 #include "eval/run/op.h"
 #include "eval/ops/quantization/ops.h"
 #include "eval/ops/quantization/quant.h"
+#include "kernels/quantize.h"
 
 namespace bnorm::eval {
 
@@ -52,13 +54,38 @@ bool quant_type_allowed(DType t, int v) {
 
 bool half_or_float(DType t) { return t == DType::float32 || t == DType::float16 || t == DType::bfloat16; }
 
+int64_t block_size(const OpContext& ctx) {
+  const int64_t block = ctx.version >= 21 ? attr_int(*ctx.node, "block_size", 0) : 0;
+  if (block < 0) fail(ErrorKind::input, "block_size is {}, must not be negative", block);
+  return block;
+}
+
+// One scale for all of x.
+bool per_tensor(const std::vector<int64_t>& sd, const OpContext& ctx) {
+  return sd.size() <= 1 && product(sd) == 1 && block_size(ctx) == 0;
+}
+
+// When x (dims `xd`) has one scale or one per index of the axis, runs of
+// `inner` elements that share a scale, scale r % d for run r; false for
+// blocked or malformed scales (scale_index then decides).
+bool scale_runs(const std::vector<int64_t>& xd, const std::vector<int64_t>& sd, const OpContext& ctx, int64_t& d,
+                int64_t& inner) {
+  d = 1;
+  inner = product(xd);
+  if (per_tensor(sd, ctx)) return true;
+  if (ctx.version < 13 || block_size(ctx) != 0 || xd.empty()) return false;
+  const int64_t axis = normalize_axis(attr_int(*ctx.node, "axis", 1), static_cast<int64_t>(xd.size()));
+  d = xd[static_cast<size_t>(axis)];
+  inner = product(xd, static_cast<size_t>(axis) + 1);
+  return sd.size() == 1 && sd[0] == d;
+}
+
 // For each element of x (dims `xd`), the index of its scale and zero point.
 std::vector<int64_t> scale_index(const std::vector<int64_t>& xd, const std::vector<int64_t>& sd, const OpContext& ctx,
                                  const char* what) {
-  const int64_t n = product(xd), sn = product(sd);
-  const int64_t block = ctx.version >= 21 ? attr_int(*ctx.node, "block_size", 0) : 0;
-  if (block < 0) fail(ErrorKind::input, "block_size is {}, must not be negative", block);
-  if (sd.size() <= 1 && sn == 1 && block == 0) return std::vector<int64_t>(static_cast<size_t>(n), 0);
+  const int64_t n = product(xd);
+  const int64_t block = block_size(ctx);
+  if (per_tensor(sd, ctx)) return std::vector<int64_t>(static_cast<size_t>(n), 0);
   if (ctx.version < 13) fail(ErrorKind::input, "{} must be a scalar at version {}", what, ctx.version);
   const auto rank = static_cast<int64_t>(xd.size());
   const int64_t axis = normalize_axis(ctx.version >= 13 ? attr_int(*ctx.node, "axis", 1) : 1, rank);
@@ -177,6 +204,19 @@ Tensors op_quantize_linear(const OpContext& ctx) {
   const DType precision = quantize_precision(ctx, x, scale);
   const DType t = quantize_output_type(ctx, zp);
   check_zero_point(zp, scale);
+  int64_t d = 1, inner = 1;
+  if (x.dtype == DType::float32 && scale.dtype == DType::float32 && precision == DType::float32 &&
+      (t == DType::uint8 || t == DType::int8) && scale_runs(x.dims, scale.dims, ctx, d, inner)) {
+    Tensors out{Tensor(t, x.dims)};
+    const std::vector<double> vz = zp ? zp->to_f64() : std::vector<double>(static_cast<size_t>(d), 0.0);
+    for (int64_t r = 0; inner > 0 && r < x.numel() / inner; ++r) {
+      const int64_t k = r % d;
+      kernels::quantize_f32(x.data<float>() + r * inner, static_cast<size_t>(inner), scale.data<float>()[k],
+                            static_cast<int32_t>(vz[static_cast<size_t>(k)]), out[0].data<uint8_t>() + r * inner,
+                            t == DType::int8);
+    }
+    return out;
+  }
   const std::vector<int64_t> idx = scale_index(x.dims, scale.dims, ctx, "y_scale");
   const std::vector<double> vx = x.to_f64(), vs = scale.to_f64();
   const std::vector<double> vz = zp ? zp->to_f64() : std::vector<double>(vs.size(), 0.0);
@@ -213,6 +253,19 @@ Tensors op_dequantize_linear(const OpContext& ctx) {
     if (!half_or_float(t)) fail(ErrorKind::input, "output_dtype {} is not float, float16 or bfloat16", attr);
   }
   check_zero_point(zp, scale);
+  int64_t d = 1, inner = 1;
+  if ((x.dtype == DType::uint8 || x.dtype == DType::int8) && scale.dtype == DType::float32 && t == DType::float32 &&
+      scale_runs(x.dims, scale.dims, ctx, d, inner)) {
+    Tensors out{Tensor(t, x.dims)};
+    const std::vector<double> vz = zp ? zp->to_f64() : std::vector<double>(static_cast<size_t>(d), 0.0);
+    for (int64_t r = 0; inner > 0 && r < x.numel() / inner; ++r) {
+      const int64_t k = r % d;
+      kernels::dequantize_f32(x.data<uint8_t>() + r * inner, static_cast<size_t>(inner), x.dtype == DType::int8,
+                              static_cast<int32_t>(vz[static_cast<size_t>(k)]), scale.data<float>()[k],
+                              out[0].data<float>() + r * inner);
+    }
+    return out;
+  }
   const std::vector<int64_t> idx = scale_index(x.dims, scale.dims, ctx, "x_scale");
   const std::vector<double> vx = x.to_f64(), vs = scale.to_f64();
   const std::vector<double> vz = zp ? zp->to_f64() : std::vector<double>(vs.size(), 0.0);
@@ -232,20 +285,15 @@ Tensors op_dequantize_linear(const OpContext& ctx) {
 Tensors op_dynamic_quantize_linear(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "x");
   if (x.dtype != DType::float32) fail(ErrorKind::input, "input 'x' has type {}, expected float", dtype_name(x.dtype));
-  const std::vector<float> vx = load_values<float>(x);
   float lo = 0, hi = 0;
-  for (float e : vx) {
-    if (e < lo) lo = e;
-    if (e > hi) hi = e;
-  }
+  kernels::range_f32(x.data<float>(), static_cast<size_t>(x.numel()), lo, hi);
   const float scale = (hi == lo ? 1.0f : hi - lo) / 255.0f;
   const float initial = 0.0f - lo / scale;  // NaN only for an infinite x: then zero point 0
   const float zp = std::isnan(initial) ? 0.0f : std::nearbyint(std::min(std::max(initial, 0.0f), 255.0f));
-  std::vector<double> q(vx.size()), z(vx.size(), zp);
-  for (size_t i = 0; i < vx.size(); ++i) q[i] = vx[i] / scale;
   Tensors out(3);
   out[0] = Tensor(DType::uint8, x.dims);
-  quantize_values(q, z, out[0], true);
+  kernels::quantize_f32(x.data<float>(), static_cast<size_t>(x.numel()), scale, static_cast<int32_t>(zp),
+                        out[0].data<uint8_t>(), false);
   out[1] = Tensor::from_f64(DType::float32, {}, {scale});
   out[2] = Tensor::from_f64(DType::uint8, {}, {zp});
   return out;

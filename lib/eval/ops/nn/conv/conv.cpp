@@ -27,6 +27,7 @@
 #include "eval/ops/math/gemm_kernel.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
+#include "eval/ops/nn/conv/geometry.h"
 #include "eval/ops/nn/conv/ops.h"
 #include "kernels/conv_plane.h"
 
@@ -34,15 +35,7 @@ namespace bnorm::eval {
 
 namespace {
 
-constexpr size_t kDims = 3;
-
-// One convolution's spatial geometry, always 3-D (leading dims of 1).
-struct Geometry {
-  int64_t in[kDims], kernel[kDims], out[kDims], stride[kDims], dil[kDims], pad[kDims];
-  int64_t in_size() const { return in[0] * in[1] * in[2]; }
-  int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
-  int64_t out_size() const { return out[0] * out[1] * out[2]; }
-};
+using Geometry = ConvGeometry;
 
 struct Attrs {
   std::vector<int64_t> stride, dil, pad_begin, pad_end, out_pad;
@@ -97,64 +90,6 @@ void fill_geometry(Geometry& g, const Attrs& a, const Tensor& x, const Tensor& w
     g.dil[d] = real ? a.dil[d - lead] : 1;
     g.pad[d] = real ? a.pad_begin[d - lead] : 0;
     g.out[d] = 1;
-  }
-}
-
-// Output positions [lo, hi) along one axis whose input o*stride + off - pad
-// is inside [0, in) (off = k*dil): the rest read the padding.
-void valid_range(int64_t out, int64_t stride, int64_t off, int64_t pad, int64_t in, int64_t& lo, int64_t& hi) {
-  const int64_t first = off >= pad ? 0 : (pad - off + stride - 1) / stride;
-  const int64_t end = in + pad - off;  // o*stride < end
-  hi = std::min(out, end <= 0 ? 0 : (end + stride - 1) / stride);
-  lo = std::min(first, hi);
-}
-
-// One output row's stretch [ox0, ox1) of a row of the im2col matrix: X's
-// input row `src` (null in the padding) read at ox*stride + off - pad.
-template <typename T>
-void im2col_stretch(const T* src, const Geometry& g, int64_t off, int64_t lo, int64_t hi, int64_t ox0, int64_t ox1,
-                    T* dst) {
-  if (!src) {
-    std::fill(dst, dst + (ox1 - ox0), T(0));
-    return;
-  }
-  const int64_t a = std::min(std::max(lo, ox0), ox1), b = std::max(a, std::min(hi, ox1));
-  std::fill(dst, dst + (a - ox0), T(0));
-  const T* from = src + (a * g.stride[2] + off - g.pad[2]);
-  if (g.stride[2] == 1) {
-    std::copy(from, from + (b - a), dst + (a - ox0));
-  } else {
-    for (int64_t ox = a; ox < b; ++ox) dst[ox - ox0] = from[(ox - a) * g.stride[2]];
-  }
-  std::fill(dst + (b - ox0), dst + (ox1 - ox0), T(0));
-}
-
-// Columns [j0, j1) of the im2col matrix, rows j1 - j0 long:
-// col[(c*K + k), p - j0] = X[c, p*stride - pad + k*dil] (0 in the padding).
-template <typename T>
-void im2col(const T* x, int64_t channels, const Geometry& g, int64_t j0, int64_t j1, T* col) {
-  const int64_t ks = g.kernel_size(), width = j1 - j0, ow = g.out[2];
-  for (int64_t c = 0; c < channels; ++c) {
-    const T* xc = x + c * g.in_size();
-    int64_t row = c * ks;
-    for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
-      for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
-        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
-          int64_t lo, hi;
-          valid_range(ow, g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
-          T* dst = col + row * width;
-          for (int64_t j = j0; j < j1;) {
-            const int64_t line = j / ow, ox0 = j % ow, ox1 = std::min(ow, ox0 + (j1 - j));
-            const int64_t iz = line / g.out[1] * g.stride[0] - g.pad[0] + kz * g.dil[0];
-            const int64_t iy = line % g.out[1] * g.stride[1] - g.pad[1] + ky * g.dil[1];
-            // Only rows inside X get a pointer: X may even be empty (null data).
-            const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
-            im2col_stretch(inside ? xc + (iz * g.in[1] + iy) * g.in[2] : nullptr, g, kx * g.dil[2], lo, hi, ox0,
-                           ox1, dst);
-            dst += ox1 - ox0;
-            j += ox1 - ox0;
-          }
-        }
   }
 }
 
@@ -289,10 +224,7 @@ std::vector<int64_t> out_dims(const Tensor& x, int64_t m, const Geometry& g) {
 
 }  // namespace
 
-Tensors op_conv(const OpContext& ctx) {
-  const Tensor& x = ctx.required(0, "X");
-  const Tensor& w = ctx.required(1, "W");
-  const Tensor* b = ctx.input(2);
+ConvShape conv_shape(const OpContext& ctx, const Tensor& x, const Tensor& w, const char* op) {
   check_ranks(x, w);
   const size_t nd = x.dims.size() - 2, lead = kDims - nd;
   const Attrs a = read_attrs(*ctx.node, nd);
@@ -301,8 +233,8 @@ Tensors op_conv(const OpContext& ctx) {
   if (group <= 0 || c % group || m % group || w.dims[1] != c / group) {
     fail(ErrorKind::input, "W {} does not match X {} with group {}", shape_str(w.dims), shape_str(x.dims), group);
   }
-  if (b && (b->dims.size() != 1 || b->dims[0] != m)) fail(ErrorKind::input, "input 'B' has shape {}, expected [{}]", shape_str(b->dims), m);
-  Geometry g;
+  ConvShape shape{{}, n, c, m, group, {}};
+  Geometry& g = shape.g;
   fill_geometry(g, a, x, w);
   for (size_t d = lead; d < kDims; ++d) {
     const int64_t span = (g.kernel[d] - 1) * g.dil[d] + 1;
@@ -316,8 +248,20 @@ Tensors op_conv(const OpContext& ctx) {
     if (g.out[d] <= 0) fail(ErrorKind::input, "the kernel {} is larger than the padded input {}", shape_str(w.dims), shape_str(x.dims));
   }
   // First at one byte an element: out_size() and the offsets below cannot overflow.
-  const std::vector<int64_t> ydims = out_dims(x, m, g);
-  checked_buffer_numel(ydims, 1, "the output of Conv");
+  shape.ydims = out_dims(x, m, g);
+  checked_buffer_numel(shape.ydims, 1, std::string("the output of ") + op);
+  return shape;
+}
+
+Tensors op_conv(const OpContext& ctx) {
+  const Tensor& x = ctx.required(0, "X");
+  const Tensor& w = ctx.required(1, "W");
+  const Tensor* b = ctx.input(2);
+  const ConvShape shape = conv_shape(ctx, x, w, "Conv");
+  const Geometry& g = shape.g;
+  const int64_t n = shape.n, c = shape.c, m = shape.m, group = shape.group;
+  const std::vector<int64_t>& ydims = shape.ydims;
+  if (b && (b->dims.size() != 1 || b->dims[0] != m)) fail(ErrorKind::input, "input 'B' has shape {}, expected [{}]", shape_str(b->dims), m);
   const int64_t cg = c / group, mg = m / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
   Tensors out(1);
   out[0] = Tensor(x.dtype, ydims);

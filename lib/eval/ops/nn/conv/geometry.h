@@ -1,0 +1,93 @@
+// The forward geometry of a convolution and its im2col matrix, shared by
+// Conv (conv.cpp) and the integer convolutions ConvInteger and QLinearConv
+// (eval/ops/quantization/integer.cpp). Internal to the evaluator's ops.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "eval/run/op.h"
+
+namespace bnorm::eval {
+
+constexpr size_t kDims = 3;
+
+// One convolution's spatial geometry, always 3-D (leading dims of 1).
+struct ConvGeometry {
+  int64_t in[kDims], kernel[kDims], out[kDims], stride[kDims], dil[kDims], pad[kDims];
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
+};
+
+// A forward convolution of X [N, C, D..] by W [M, C/group, K..]: its
+// geometry (out[] and pad[] resolved from pads or auto_pad) and Y's dims,
+// after checking ranks, group and attributes (fails as Conv does).
+struct ConvShape {
+  ConvGeometry g;
+  int64_t n, c, m, group;
+  std::vector<int64_t> ydims;
+};
+
+ConvShape conv_shape(const OpContext& ctx, const Tensor& x, const Tensor& w, const char* op);
+
+// Output positions [lo, hi) along one axis whose input o*stride + off - pad
+// is inside [0, in) (off = k*dil): the rest read the padding.
+inline void valid_range(int64_t out, int64_t stride, int64_t off, int64_t pad, int64_t in, int64_t& lo, int64_t& hi) {
+  const int64_t first = off >= pad ? 0 : (pad - off + stride - 1) / stride;
+  const int64_t end = in + pad - off;  // o*stride < end
+  hi = std::min(out, end <= 0 ? 0 : (end + stride - 1) / stride);
+  lo = std::min(first, hi);
+}
+
+// One output row's stretch [ox0, ox1) of a row of the im2col matrix: X's
+// input row `src` (null in the padding) read at ox*stride + off - pad.
+template <typename T>
+void im2col_stretch(const T* src, const ConvGeometry& g, int64_t off, int64_t lo, int64_t hi, int64_t ox0, int64_t ox1,
+                    T* dst, T pad) {
+  if (!src) {
+    std::fill(dst, dst + (ox1 - ox0), pad);
+    return;
+  }
+  const int64_t a = std::min(std::max(lo, ox0), ox1), b = std::max(a, std::min(hi, ox1));
+  std::fill(dst, dst + (a - ox0), pad);
+  const T* from = src + (a * g.stride[2] + off - g.pad[2]);
+  if (g.stride[2] == 1) {
+    std::copy(from, from + (b - a), dst + (a - ox0));
+  } else {
+    for (int64_t ox = a; ox < b; ++ox) dst[ox - ox0] = from[(ox - a) * g.stride[2]];
+  }
+  std::fill(dst + (b - ox0), dst + (ox1 - ox0), pad);
+}
+
+// Columns [j0, j1) of the im2col matrix, rows j1 - j0 long:
+// col[(c*K + k), p - j0] = X[c, p*stride - pad + k*dil] (`pad` in the padding).
+template <typename T>
+void im2col(const T* x, int64_t channels, const ConvGeometry& g, int64_t j0, int64_t j1, T* col, T pad = T(0)) {
+  const int64_t ks = g.kernel_size(), width = j1 - j0, ow = g.out[2];
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* xc = x + c * g.in_size();
+    int64_t row = c * ks;
+    for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
+      for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
+        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
+          int64_t lo, hi;
+          valid_range(ow, g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
+          T* dst = col + row * width;
+          for (int64_t j = j0; j < j1;) {
+            const int64_t line = j / ow, ox0 = j % ow, ox1 = std::min(ow, ox0 + (j1 - j));
+            const int64_t iz = line / g.out[1] * g.stride[0] - g.pad[0] + kz * g.dil[0];
+            const int64_t iy = line % g.out[1] * g.stride[1] - g.pad[1] + ky * g.dil[1];
+            // Only rows inside X get a pointer: X may even be empty (null data).
+            const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+            im2col_stretch(inside ? xc + (iz * g.in[1] + iy) * g.in[2] : nullptr, g, kx * g.dil[2], lo, hi, ox0,
+                           ox1, dst, pad);
+            dst += ox1 - ox0;
+            j += ox1 - ox0;
+          }
+        }
+  }
+}
+
+}  // namespace bnorm::eval
