@@ -67,6 +67,18 @@ std::vector<uint8_t> storage_for_overwrite(size_t n) {
   return tl_pool ? tl_pool->take_for_overwrite(n) : std::vector<uint8_t>(n);
 }
 
+Tensor tensor_for_overwrite(DType t, std::vector<int64_t> dims) {
+  if (!tl_pool) return Tensor(t, std::move(dims));
+  Tensor out;
+  out.dtype = t;
+  out.dims = std::move(dims);
+  const size_t size = dtype_size(t);
+  if (size == 0) return Tensor(t, out.dims);  // the constructor's error
+  const int64_t n = checked_buffer_numel(out.dims, size, "a tensor of " + dtype_name(t));
+  out.bytes = tl_pool->take_for_overwrite(static_cast<size_t>(n) * size);
+  return out;
+}
+
 BufferPoolScope::BufferPoolScope() {
   if (!tl_pool) {
     tl_pool = &own_;

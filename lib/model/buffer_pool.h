@@ -22,6 +22,8 @@
 #include <map>
 #include <vector>
 
+#include "model/tensor.h"
+
 namespace bnorm {
 
 class BufferPool {
@@ -53,6 +55,11 @@ BufferPool* current_buffer_pool() noexcept;
 // `n` bytes to overwrite whole: from this thread's pool when one is
 // installed, else a new vector.
 std::vector<uint8_t> storage_for_overwrite(size_t n);
+
+// A tensor of `t` and `dims` (checked as Tensor's constructor checks them)
+// whose elements are unspecified: for an op that writes every element.
+// Storage recycled from the pool is then not zeroed first.
+Tensor tensor_for_overwrite(DType t, std::vector<int64_t> dims);
 
 class BufferPoolScope {
  public:

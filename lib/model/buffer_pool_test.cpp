@@ -72,3 +72,25 @@ TEST_CASE("Tensors take zeroed storage from the pool a scope installs and scopes
 
 }  // namespace
 }  // namespace bnorm
+
+namespace bnorm {
+namespace {
+
+TEST_CASE("A tensor for overwrite has its type and shape and takes pooled storage unzeroed", "[model][pool]") {
+  const Tensor plain = tensor_for_overwrite(DType::float32, {2, 3});  // no pool: an ordinary zeroed tensor
+  REQUIRE(plain.bytes == std::vector<uint8_t>(24, 0));
+  const BufferPoolScope scope;
+  std::vector<uint8_t> old(size_t{1} << 20, 0x5A);
+  const uint8_t* storage = old.data();
+  current_buffer_pool()->give(std::move(old));
+  const Tensor t = tensor_for_overwrite(DType::float64, {512, 256});
+  REQUIRE(t.dtype == DType::float64);
+  REQUIRE(t.dims == std::vector<int64_t>{512, 256});
+  REQUIRE(t.bytes.size() == size_t{1} << 20);
+  REQUIRE(t.bytes.data() == storage);
+  REQUIRE_THROWS(tensor_for_overwrite(DType::float32, {-1, 2}));
+  REQUIRE_THROWS(tensor_for_overwrite(DType::string, {2}));
+}
+
+}  // namespace
+}  // namespace bnorm

@@ -23,6 +23,7 @@
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
+#include "model/buffer_pool.h"
 #include "eval/ops/elementwise/ops.h"
 #include "eval/ops/elementwise/broadcast.h"
 
@@ -71,7 +72,7 @@ Tensors binary(const OpContext& ctx, Arith op) {
     const void *pa = a.bytes.data(), *pb = b.bytes.data();
     Tensor* spare = ctx.donated_input(0);
     if (!spare || da != dy) spare = db == dy && b.dims == dy ? ctx.donated_input(1) : nullptr;
-    out[0] = spare ? std::move(*spare) : Tensor(a.dtype, dy);  // a and b are not used past this line
+    out[0] = spare ? std::move(*spare) : tensor_for_overwrite(a.dtype, dy);  // a and b are not used past this line
     if (out[0].dtype == DType::float32) {
       broadcast_apply<float>(static_cast<const float*>(pa), da, static_cast<const float*>(pb), db,
                              out[0].data<float>(), dy, [op](float x, float z) { return arith<float>(op, x, z); });

@@ -27,6 +27,7 @@
 #include "eval/ops/math/gemm_kernel.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
+#include "model/buffer_pool.h"
 #include "eval/ops/nn/conv/geometry.h"
 #include "eval/ops/nn/conv/ops.h"
 #include "kernels/conv_plane.h"
@@ -264,7 +265,7 @@ Tensors op_conv(const OpContext& ctx) {
   if (b && (b->dims.size() != 1 || b->dims[0] != m)) fail(ErrorKind::input, "input 'B' has shape {}, expected [{}]", shape_str(b->dims), m);
   const int64_t cg = c / group, mg = m / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
   Tensors out(1);
-  out[0] = Tensor(x.dtype, ydims);
+  out[0] = tensor_for_overwrite(x.dtype, ydims);  // every element is written below
   with_float_type(x.dtype, "input 'X'", [&](auto tag) {
     using T = decltype(tag);
     const bool own = x.dtype == dtype_of<T>();

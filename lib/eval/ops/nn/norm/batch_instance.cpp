@@ -26,6 +26,7 @@
 #include "eval/ops/nn/norm/norm_compute.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
+#include "model/buffer_pool.h"
 #include "eval/ops/nn/norm/ops.h"
 #include "model/norm_op.h"
 
@@ -81,7 +82,7 @@ Tensors batch_norm(const OpContext& ctx, const NormNode& nn, const Tensor& x, co
     const DType t = x.dtype;
     const void* xd = x.bytes.data();
     Tensor* spare = ctx.donated_input(0);
-    out[0] = spare ? std::move(*spare) : Tensor(t, x.dims);  // x is not used past this line
+    out[0] = spare ? std::move(*spare) : tensor_for_overwrite(t, x.dims);  // x is not used past this line
     bn_inference<P>(t, xd, out[0].bytes.data(), lay.shape, {scale.data(), bias.data(), mean.data(), var.data(), eps},
                     ctx.fused);
     return out;

@@ -20,6 +20,7 @@
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
+#include "model/buffer_pool.h"
 #include "eval/ops/nn/pool/ops.h"
 
 namespace bnorm::eval {
@@ -244,7 +245,7 @@ Tensors run_pool(const OpContext& ctx, PoolKind kind) {
   const bool rows = kind == PoolKind::max && !want_indices && g.nd <= 2 &&
                     (x.dtype == DType::float32 || x.dtype == DType::float64);
   if (rows) {
-    out[0] = Tensor(x.dtype, dims);
+    out[0] = tensor_for_overwrite(x.dtype, dims);  // max_pool_rows writes every element
     if (x.dtype == DType::float32) {
       max_pool_rows(x.data<float>(), x.dims[0] * x.dims[1], g, out[0].data<float>());
     } else {
