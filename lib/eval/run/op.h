@@ -118,6 +118,14 @@ struct OpContext {
 };
 
 using Tensors = std::vector<Tensor>;
+
+// An op's one output, moved in (`return {t};` would copy t: a braced list's
+// elements are const).
+inline Tensors one_tensor(Tensor t) {
+  Tensors out;
+  out.push_back(std::move(t));
+  return out;
+}
 using OpFn = Tensors (*)(const OpContext&);
 
 // One implementation: op_type at schema versions first..last (since-versions).

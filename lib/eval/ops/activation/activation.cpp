@@ -91,8 +91,12 @@ Tensors op_activation(const OpContext& ctx) {
     out[0] = Tensor::from_f64(x.dtype, x.dims, v);
     return out;
   }
-  out[0] = x;
-  activation_in_place(x.dtype, out[0].bytes.data(), static_cast<size_t>(x.numel()), act);
+  // X itself when it dies here, else a copy, then in place.
+  const DType t = x.dtype;
+  const auto n = static_cast<size_t>(x.numel());
+  Tensor* spare = ctx.donated_input(0);
+  out[0] = spare ? std::move(*spare) : x;  // x is not used past this line
+  activation_in_place(t, out[0].bytes.data(), n, act);
   return out;
 }
 

@@ -47,7 +47,7 @@ Tensors op_optional_has_element(const OpContext& ctx) {
   }
   Tensor out(DType::boolean, {});
   out.bytes[0] = v && (v->kind != Value::Kind::optional || v->has_element);
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 Tensors op_optional_get_element(const OpContext& ctx) {

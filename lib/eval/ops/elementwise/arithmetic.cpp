@@ -284,11 +284,11 @@ Tensors op_cast(const OpContext& ctx) {
     if (code < 1 || code > 26) fail(ErrorKind::input, "'to' is {}, not a TensorProto data type", code);
     t = static_cast<DType>(code);
   }
-  return {cast_to(ctx, x, t)};
+  return one_tensor(cast_to(ctx, x, t));
 }
 
 Tensors op_cast_like(const OpContext& ctx) {
-  return {cast_to(ctx, ctx.required(0, "input"), ctx.required(1, "target_type").dtype)};
+  return one_tensor(cast_to(ctx, ctx.required(0, "input"), ctx.required(1, "target_type").dtype));
 }
 
 }  // namespace bnorm::eval

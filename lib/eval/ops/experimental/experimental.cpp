@@ -62,7 +62,7 @@ Tensors map_floats(const OpContext& ctx, F&& f) {
   require_float_type(x, "X");
   std::vector<double> v = x.to_f64();
   for (double& e : v) e = f(e);
-  return {Tensor::from_f64(x.dtype, x.dims, v)};
+  return one_tensor(Tensor::from_f64(x.dtype, x.dims, v));
 }
 
 }  // namespace
@@ -115,7 +115,7 @@ Tensors op_image_scaler(const OpContext& ctx) {
   for (size_t i = 0; i < v.size(); ++i) {
     v[i] = scale * v[i] + static_cast<double>(bias[(static_cast<int64_t>(i) / plane) % channels]);
   }
-  return {Tensor::from_f64(x.dtype, x.dims, v)};
+  return one_tensor(Tensor::from_f64(x.dtype, x.dims, v));
 }
 
 Tensors op_crop(const OpContext& ctx) {
@@ -145,7 +145,7 @@ Tensors op_crop(const OpContext& ctx) {
       if (row_bytes) std::memcpy(dst, x.bytes.data() + static_cast<size_t>((p * h + r) * w + left) * es, row_bytes);
     }
   }
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 Tensors op_dynamic_slice(const OpContext& ctx) {
@@ -218,7 +218,7 @@ Tensors op_constant_fill(const OpContext& ctx) {
   }
   const std::vector<int64_t> dims = fill_shape(ctx);
   const int64_t n = checked_buffer_numel(dims, sizeof(double), "ConstantFill output");
-  return {Tensor::from_f64(t, dims, std::vector<double>(static_cast<size_t>(n), value))};
+  return one_tensor(Tensor::from_f64(t, dims, std::vector<double>(static_cast<size_t>(n), value)));
 }
 
 Tensors op_given_tensor_fill(const OpContext& ctx) {
@@ -235,7 +235,7 @@ Tensors op_given_tensor_fill(const OpContext& ctx) {
   if (static_cast<int64_t>(values.size()) != checked_numel(dims)) {
     fail(ErrorKind::input, "attribute 'values' has {} values for shape {}", values.size(), shape_str(dims));
   }
-  return {Tensor::from_f64(t, dims, std::vector<double>(values.begin(), values.end()))};
+  return one_tensor(Tensor::from_f64(t, dims, std::vector<double>(values.begin(), values.end())));
 }
 
 }  // namespace bnorm::eval

@@ -212,7 +212,7 @@ Tensors op_gather_elements(const OpContext& ctx) {
   Tensor out(data.dtype, ind.dims);
   const size_t es = dtype_size(data.dtype);
   for (const Block& b : blocks) std::memcpy(out.bytes.data() + b.from * es, data.bytes.data() + b.at * es, es);
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 Tensors op_gather_nd(const OpContext& ctx) {
@@ -230,7 +230,7 @@ Tensors op_gather_nd(const OpContext& ctx) {
   for (const Block& bl : blocks) {
     if (bl.count) std::memcpy(out.bytes.data() + bl.from * es, data.bytes.data() + bl.at * es, bl.count * es);
   }
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 namespace {
@@ -250,7 +250,7 @@ Tensors op_scatter_elements(const OpContext& ctx) {
   const std::vector<Block> blocks = element_blocks(data.dims, ind, axis, !legacy);
   Tensor out = data;
   apply_blocks(out, upd, blocks, red);
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 Tensors op_scatter_nd(const OpContext& ctx) {
@@ -265,7 +265,7 @@ Tensors op_scatter_nd(const OpContext& ctx) {
   check_updates(data, upd, want);
   Tensor out = data;
   apply_blocks(out, upd, blocks, red);
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 }  // namespace bnorm::eval

@@ -89,7 +89,7 @@ Tensors op_one_hot(const OpContext& ctx) {
       }
     }
   }
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 namespace {
@@ -139,7 +139,7 @@ Tensors op_range(const OpContext& ctx) {
     for (int64_t i = 0; i < n; ++i) v[i] = start + i * delta;  // between start and limit: no overflow
     store_any(out, v.data());
   }
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 namespace {
@@ -195,7 +195,7 @@ Tensors op_cum_sum(const OpContext& ctx) {
       if constexpr (std::is_integral_v<T>) cumulate<T>(x.data<T>(), y.data<T>(), outer, n, inner, exclusive, reverse);
     });
   }
-  return {y};
+  return one_tensor(std::move(y));
 }
 
 Tensors op_eye_like(const OpContext& ctx) {
@@ -212,7 +212,7 @@ Tensors op_eye_like(const OpContext& ctx) {
   for (int64_t i = 0; i < rows; ++i) {
     if (k >= -i && k < cols - i) v[i * cols + i + k] = 1.0;
   }
-  return {make_any(t, x.dims, v)};
+  return one_tensor(make_any(t, x.dims, v));
 }
 
 }  // namespace bnorm::eval

@@ -118,7 +118,7 @@ Tensors op_non_max_suppression(const OpContext& ctx) {
   }
   Tensor out(DType::int64, {static_cast<int64_t>(rows.size() / 3), 3});
   std::copy(rows.begin(), rows.end(), out.data<int64_t>());
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 

@@ -64,7 +64,7 @@ Tensors op_compress(const OpContext& ctx) {
   Tensor out = remap(view, {iota_map(outer), picks, iota_map(inner)});
   out.dims = dims;
   out.dims[axis] = static_cast<int64_t>(picks.size());
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 Tensors op_non_zero(const OpContext& ctx) {
@@ -97,7 +97,7 @@ Tensors op_non_zero(const OpContext& ctx) {
       pos[k] = 0;
     }
   }
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 Tensors op_reverse_sequence(const OpContext& ctx) {
@@ -125,7 +125,7 @@ Tensors op_reverse_sequence(const OpContext& ctx) {
       std::memcpy(out.bytes.data() + offset(b, t) * block, x.bytes.data() + offset(b, from) * block, block);
     }
   }
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 Tensors op_trilu(const OpContext& ctx) {
@@ -151,7 +151,7 @@ Tensors op_trilu(const OpContext& ctx) {
       }
     }
   }
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 }  // namespace bnorm::eval

@@ -166,7 +166,7 @@ Tensors arg_extreme(const OpContext& ctx, bool max) {
       }
     }
   });
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ const Tensor& class_input(const OpContext& ctx, const char* what, bool allow_bf1
 Tensors op_nll_loss(const OpContext& ctx) {
   const bool bf16 = ctx.version >= 22;
   const Tensor& x = class_input(ctx, "input", bf16);
-  return {nll(ctx, x.to_f64(), x.dims, "input", x.dtype, bf16)};
+  return one_tensor(nll(ctx, x.to_f64(), x.dims, "input", x.dtype, bf16));
 }
 
 Tensors op_softmax_cross_entropy(const OpContext& ctx) {

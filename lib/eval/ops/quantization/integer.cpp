@@ -177,7 +177,7 @@ Tensors op_matmul_integer(const OpContext& ctx) {
   if (igemm_matmul(a, ctx.input(2), b, ctx.input(3), INT64_MAX, acc)) return {acc};
   const Tensor af = minus_zero_point(a, ctx.input(2), true, "a_zero_point");
   const Tensor bf = minus_zero_point(b, ctx.input(3), false, "b_zero_point");
-  return {to_int32(matmul_f64(ctx, af, bf))};
+  return one_tensor(to_int32(matmul_f64(ctx, af, bf)));
 }
 
 Tensors op_qlinear_matmul(const OpContext& ctx) {
@@ -198,7 +198,7 @@ Tensors op_qlinear_matmul(const OpContext& ctx) {
   Tensor acc, y;
   if (igemm_matmul(a, &ctx.required(2, "a_zero_point"), b, &ctx.required(5, "b_zero_point"), kIgemmExactK, acc) &&
       requantize_matmul(acc, a, as, bs, ys, yz, y)) {
-    return {y};
+    return one_tensor(std::move(y));
   }
   const Tensor af = minus_zero_point(a, &ctx.required(2, "a_zero_point"), true, "a_zero_point");
   const Tensor bf = minus_zero_point(b, &ctx.required(5, "b_zero_point"), false, "b_zero_point");
@@ -206,7 +206,7 @@ Tensors op_qlinear_matmul(const OpContext& ctx) {
   const std::vector<double> s1 = broadcast_values(as, param_dims(as, a.dims, true), c.dims, "a_scale");
   const std::vector<double> s2 = broadcast_values(bs, bs.dims, c.dims, "b_scale");
   const std::vector<double> s3 = broadcast_values(ys, ys.dims, c.dims, "y_scale");
-  return {requantize(c, s1, s2, s3, as.dtype, yz)};
+  return one_tensor(requantize(c, s1, s2, s3, as.dtype, yz));
 }
 
 namespace {
@@ -258,7 +258,7 @@ Tensors op_conv_integer(const OpContext& ctx) {
   if (igemm_conv(ctx, x, ctx.input(2), w, ctx.input(3), INT64_MAX, acc)) return {acc};
   const Tensor xf = minus_zero_point(x, scalar_zero_point(ctx.input(2), "x_zero_point"), false, "x_zero_point");
   const Tensor wf = weights_minus_zero_point(w, ctx.input(3));
-  return {to_int32(conv_f64(ctx, xf, wf, nullptr))};
+  return one_tensor(to_int32(conv_f64(ctx, xf, wf, nullptr)));
 }
 
 Tensors op_qlinear_conv(const OpContext& ctx) {
@@ -283,7 +283,7 @@ Tensors op_qlinear_conv(const OpContext& ctx) {
   Tensor fast;
   if ((!bias || bias->dims == std::vector<int64_t>{m}) && product(yz.dims) == 1 &&
       igemm_conv(ctx, x, &ctx.required(2, "x_zero_point"), w, &ctx.required(5, "w_zero_point"), kIgemmExactK, fast)) {
-    return {requantize_conv(fast, xs, ws, ys, yz, bias)};
+    return one_tensor(requantize_conv(fast, xs, ws, ys, yz, bias));
   }
   const Tensor xf = minus_zero_point(x, scalar_zero_point(&ctx.required(2, "x_zero_point"), "x_zero_point"), false,
                                      "x_zero_point");
@@ -296,7 +296,7 @@ Tensors op_qlinear_conv(const OpContext& ctx) {
   const auto n = static_cast<size_t>(acc.numel());
   const std::vector<double> s1(n, xs.to_f64()[0]), s3(n, ys.to_f64()[0]);
   const std::vector<double> s2 = broadcast_values(ws, wsd, acc.dims, "w_scale");
-  return {requantize(acc, s1, s2, s3, DType::float32, yz)};
+  return one_tensor(requantize(acc, s1, s2, s3, DType::float32, yz));
 }
 
 }  // namespace bnorm::eval

@@ -30,6 +30,7 @@
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
+#include "model/buffer_pool.h"
 #include "eval/ops/quantization/ops.h"
 #include "eval/ops/quantization/quant.h"
 #include "kernels/quantize.h"
@@ -207,7 +208,8 @@ Tensors op_quantize_linear(const OpContext& ctx) {
   int64_t d = 1, inner = 1;
   if (x.dtype == DType::float32 && scale.dtype == DType::float32 && precision == DType::float32 &&
       (t == DType::uint8 || t == DType::int8) && scale_runs(x.dims, scale.dims, ctx, d, inner)) {
-    Tensors out{Tensor(t, x.dims)};
+    Tensors out(1);
+    out[0] = tensor_for_overwrite(t, x.dims);  // every run of `inner` elements is written below
     const std::vector<double> vz = zp ? zp->to_f64() : std::vector<double>(static_cast<size_t>(d), 0.0);
     for (int64_t r = 0; inner > 0 && r < x.numel() / inner; ++r) {
       const int64_t k = r % d;
@@ -256,7 +258,8 @@ Tensors op_dequantize_linear(const OpContext& ctx) {
   int64_t d = 1, inner = 1;
   if ((x.dtype == DType::uint8 || x.dtype == DType::int8) && scale.dtype == DType::float32 && t == DType::float32 &&
       scale_runs(x.dims, scale.dims, ctx, d, inner)) {
-    Tensors out{Tensor(t, x.dims)};
+    Tensors out(1);
+    out[0] = tensor_for_overwrite(t, x.dims);  // every run of `inner` elements is written below
     const std::vector<double> vz = zp ? zp->to_f64() : std::vector<double>(static_cast<size_t>(d), 0.0);
     for (int64_t r = 0; inner > 0 && r < x.numel() / inner; ++r) {
       const int64_t k = r % d;
@@ -274,7 +277,7 @@ Tensors op_dequantize_linear(const OpContext& ctx) {
     const auto k = static_cast<size_t>(idx[i]);
     y[i] = static_cast<float>(vx[i] - vz[k]) * static_cast<float>(vs[k]);
   }
-  return {make_tensor(t, x.dims, y)};
+  return one_tensor(make_tensor(t, x.dims, y));
 }
 
 // DynamicQuantizeLinear-11, in float as the spec's formulas: the range

@@ -39,7 +39,7 @@ Tensors reduce(const OpContext& ctx, Reduce kind, int axes_input_from) {
   const bool keep = attr_int(*ctx.node, "keepdims", 1) != 0;
   const bool none = !axes || axes->empty();
   if (none && ctx.version >= axes_input_from && attr_int(*ctx.node, "noop_with_empty_axes", 0) != 0) {
-    return {x};
+    return one_tensor(std::move(x));
   }
   std::vector<bool> reduced(static_cast<size_t>(rank), none);
   if (axes) {
@@ -82,7 +82,7 @@ Tensors reduce(const OpContext& ctx, Reduce kind, int axes_input_from) {
       default: break;
     }
   }
-  return {make_any(x.dtype, out_dims, acc)};
+  return one_tensor(make_any(x.dtype, out_dims, acc));
 }
 
 // Softmax, or LogSoftmax when `log`.

@@ -163,7 +163,7 @@ Tensors op_deform_conv(const OpContext& ctx) {
     }
   }
   store_values(y, yv.data());
-  return {std::move(y)};
+  return one_tensor(std::move(y));
 }
 
 }  // namespace bnorm::eval

@@ -203,7 +203,7 @@ Tensors op_grid_sample(const OpContext& ctx) {
     }
   }
   if (interpolate) store_any(y, yv.data());
-  return {std::move(y)};
+  return one_tensor(std::move(y));
 }
 
 Tensors op_affine_grid(const OpContext& ctx) {
@@ -250,7 +250,7 @@ Tensors op_affine_grid(const OpContext& ctx) {
     }
   }
   store_values(out, v.data());
-  return {std::move(out)};
+  return one_tensor(std::move(out));
 }
 
 }  // namespace bnorm::eval

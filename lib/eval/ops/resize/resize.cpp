@@ -77,7 +77,7 @@ std::vector<AxisTarget> from_scales(const Tensor& x, const std::vector<double>& 
 Tensors upsample_or_resize10(const OpContext& ctx, const Tensor& x, std::vector<double> scales, bool upsample) {
   Spec s;
   s.mode = read_mode(ctx, upsample && ctx.version < 7, false);
-  return {resize::resample(x, s, from_scales(x, scales, upsample))};
+  return one_tensor(resize::resample(x, s, from_scales(x, scales, upsample)));
 }
 
 Spec read_spec(const OpContext& ctx) {
@@ -191,7 +191,7 @@ Tensors resize_11(const OpContext& ctx, const Tensor& x) {
       t[axes[i]].roi_hi = r[na + i];
     }
   }
-  return {resize::resample(x, s, t)};
+  return one_tensor(resize::resample(x, s, t));
 }
 
 }  // namespace

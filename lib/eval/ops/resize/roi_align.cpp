@@ -138,7 +138,7 @@ Tensors op_roi_align(const OpContext& ctx) {
     align_roi(rv.data() + r * 4, xv.data() + batch[r] * image, p, yv.data() + r * pooled);
   }
   store_values(y, yv.data());
-  return {std::move(y)};
+  return one_tensor(std::move(y));
 }
 
 }  // namespace bnorm::eval

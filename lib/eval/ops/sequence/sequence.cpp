@@ -99,7 +99,7 @@ Tensors op_sequence_at(const OpContext& ctx) {
   const Tensor* pos = tensor_input(ctx, 1, "position");
   if (!pos) fail(ErrorKind::input, "missing input 'position'");
   const int64_t at = position(*pos, static_cast<int64_t>(seq.items.size()), 0);
-  return {seq.items[at]};
+  return one_tensor(seq.items[at]);
 }
 
 Tensors op_sequence_erase(const OpContext& ctx) {
@@ -119,7 +119,7 @@ Tensors op_sequence_length(const OpContext& ctx) {
   const Value& seq = sequence_input(ctx, 0, "input_sequence");
   Tensor out(DType::int64, {});
   out.data<int64_t>()[0] = static_cast<int64_t>(seq.items.size());
-  return {out};
+  return one_tensor(std::move(out));
 }
 
 namespace {
@@ -183,7 +183,7 @@ Tensors op_concat_from_sequence(const OpContext& ctx) {
   const int64_t axis = normalize_axis(attr_int(*ctx.node, "axis", 0), rank);
   std::vector<const Tensor*> parts;
   for (const Tensor& t : seq.items) parts.push_back(&t);
-  return {join_tensors(parts, axis, new_axis == 1, "ConcatFromSequence")};
+  return one_tensor(join_tensors(parts, axis, new_axis == 1, "ConcatFromSequence"));
 }
 
 }  // namespace bnorm::eval

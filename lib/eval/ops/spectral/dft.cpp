@@ -205,7 +205,7 @@ Tensors op_dft(const OpContext& ctx) {
       }
     }
   }
-  return {Tensor::from_f64(x.dtype, dims, out)};
+  return one_tensor(Tensor::from_f64(x.dtype, dims, out));
 }
 
 Tensors op_stft(const OpContext& ctx) {
@@ -251,7 +251,7 @@ Tensors op_stft(const OpContext& ctx) {
       }
     }
   }
-  return {Tensor::from_f64(x.dtype, dims, out)};
+  return one_tensor(Tensor::from_f64(x.dtype, dims, out));
 }
 
 }  // namespace bnorm::eval

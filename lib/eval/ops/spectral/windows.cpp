@@ -68,7 +68,7 @@ Tensors window(const OpContext& ctx, double a0, double a1, double a2) {
     const double angle = 2.0 * kPi * static_cast<double>(i) / m;
     w[i] = a0 - a1 * std::cos(angle) + a2 * std::cos(2.0 * angle);
   }
-  return {numeric_tensor(t, {size}, std::move(w))};
+  return one_tensor(numeric_tensor(t, {size}, std::move(w)));
 }
 
 }  // namespace
@@ -122,7 +122,7 @@ Tensors op_mel_weight_matrix(const OpContext& ctx) {
     }
     for (int64_t j = center; j < right; ++j) put(j, i, static_cast<double>(right - j) / static_cast<double>(right - center));
   }
-  return {numeric_tensor(t, dims, std::move(w))};
+  return one_tensor(numeric_tensor(t, dims, std::move(w)));
 }
 
 }  // namespace bnorm::eval

@@ -142,7 +142,7 @@ Tensors op_gather(const OpContext& ctx) {
   dims.insert(dims.end(), ind.dims.begin(), ind.dims.end());
   dims.insert(dims.end(), x.dims.begin() + axis + 1, x.dims.end());
   r.dims = std::move(dims);
-  return {r};
+  return one_tensor(std::move(r));
 }
 
 Tensors op_slice(const OpContext& ctx) {
@@ -160,7 +160,7 @@ Tensors op_slice(const OpContext& ctx) {
   for (int64_t k = 0; k < rank; ++k) {
     if (!seen[k]) maps[k] = identity_map(x.dims[k]);
   }
-  return {remap(x, maps)};
+  return one_tensor(remap(x, maps));
 }
 
 Tensors op_tile(const OpContext& ctx) {
@@ -183,7 +183,7 @@ Tensors op_tile(const OpContext& ctx) {
     if (repeats[k] < 0) fail(ErrorKind::input, "a negative repeat {}", repeats[k]);
     for (int64_t i = 0; i < x.dims[k] * repeats[k]; ++i) maps[k].push_back(i % x.dims[k]);
   }
-  return {remap(x, maps)};
+  return one_tensor(remap(x, maps));
 }
 
 Tensors op_expand(const OpContext& ctx) {
@@ -195,7 +195,7 @@ Tensors op_expand(const OpContext& ctx) {
   for (size_t k = 0; k < dims.size(); ++k) {
     maps[k] = aligned[k] == 1 ? std::vector<int64_t>(static_cast<size_t>(dims[k]), 0) : identity_map(dims[k]);
   }
-  return {remap(reshaped(x, aligned), maps)};
+  return one_tensor(remap(reshaped(x, aligned), maps));
 }
 
 Tensors op_split(const OpContext& ctx) {

@@ -102,7 +102,7 @@ Tensors op_center_crop_pad(const OpContext& ctx) {
     m.clear();
     for (int64_t j = 0; j < t; ++j) m.push_back(j + shift >= 0 && j + shift < d ? j + shift : -1);
   }
-  return {remap(x, maps)};
+  return one_tensor(remap(x, maps));
 }
 
 namespace {
@@ -191,7 +191,7 @@ Tensors op_col2im(const OpContext& ctx) {
     col2im_sum(load_values<uint64_t>(x), out, x.dims[0] * channels, g);
     store_any(y, out.data());
   }
-  return {std::move(y)};
+  return one_tensor(std::move(y));
 }
 
 }  // namespace bnorm::eval

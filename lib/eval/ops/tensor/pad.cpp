@@ -109,7 +109,7 @@ Tensors op_pad(const OpContext& ctx) {
   }
   std::vector<std::vector<int64_t>> maps(static_cast<size_t>(rank));
   for (int64_t k = 0; k < rank; ++k) maps[k] = pad_map(x.dims[k], begin[k], end[k], mode);
-  return {remap(x, maps, pad_value(ctx, x.dtype))};
+  return one_tensor(remap(x, maps, pad_value(ctx, x.dtype)));
 }
 
 }  // namespace bnorm::eval

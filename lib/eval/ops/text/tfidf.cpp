@@ -105,7 +105,7 @@ Tensors op_tfidf_vectorizer(const OpContext& ctx) {
       out[r * pool.out_size + indexes[k]] = static_cast<float>(c);
     }
   }
-  return {std::move(y)};
+  return one_tensor(std::move(y));
 }
 
 

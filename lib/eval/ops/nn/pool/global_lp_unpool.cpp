@@ -68,7 +68,7 @@ Tensors op_max_unpool(const OpContext& ctx) {
     if (want[k] < dims[k]) fail(ErrorKind::input, "output_shape {} is smaller than {}", shape_str(want), shape_str(dims));
     for (int64_t i = 0; i < want[k]; ++i) maps[k].push_back(i < dims[k] ? i : -1);
   }
-  return {remap(u, maps)};
+  return one_tensor(remap(u, maps));
 }
 
 }  // namespace bnorm::eval
