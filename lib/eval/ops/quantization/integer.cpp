@@ -174,7 +174,7 @@ Tensors op_matmul_integer(const OpContext& ctx) {
   require_type(a, "A", int8_type(a.dtype));
   require_type(b, "B", int8_type(b.dtype));
   Tensor acc;
-  if (igemm_matmul(a, ctx.input(2), b, ctx.input(3), INT64_MAX, acc)) return {acc};
+  if (igemm_matmul(a, ctx.input(2), b, ctx.input(3), INT64_MAX, acc)) return one_tensor(std::move(acc));
   const Tensor af = minus_zero_point(a, ctx.input(2), true, "a_zero_point");
   const Tensor bf = minus_zero_point(b, ctx.input(3), false, "b_zero_point");
   return one_tensor(to_int32(matmul_f64(ctx, af, bf)));
@@ -255,7 +255,7 @@ Tensors op_conv_integer(const OpContext& ctx) {
   require_type(x, "x", int8_type(x.dtype));
   require_type(w, "w", int8_type(w.dtype));
   Tensor acc;
-  if (igemm_conv(ctx, x, ctx.input(2), w, ctx.input(3), INT64_MAX, acc)) return {acc};
+  if (igemm_conv(ctx, x, ctx.input(2), w, ctx.input(3), INT64_MAX, acc)) return one_tensor(std::move(acc));
   const Tensor xf = minus_zero_point(x, scalar_zero_point(ctx.input(2), "x_zero_point"), false, "x_zero_point");
   const Tensor wf = weights_minus_zero_point(w, ctx.input(3));
   return one_tensor(to_int32(conv_f64(ctx, xf, wf, nullptr)));

@@ -25,11 +25,14 @@ namespace bnorm::eval {
 
 namespace {
 
-Tensor with_dims(const Tensor& x, std::vector<int64_t> dims) {
+// Input 0 (x) with new dims: its storage itself when x dies at this node,
+// else a copy.
+Tensor with_dims(const OpContext& ctx, const Tensor& x, std::vector<int64_t> dims) {
   if (product(dims) != x.numel()) {
     fail(ErrorKind::input, "cannot reshape {} elements of shape {} to {}", x.numel(), shape_str(x.dims), shape_str(dims));
   }
-  Tensor out = x;
+  Tensor* spare = ctx.donated_input(0);
+  Tensor out = spare ? std::move(*spare) : x;
   out.dims = std::move(dims);
   return out;
 }
@@ -75,7 +78,7 @@ Tensors op_reshape(const OpContext& ctx) {
     shape[infer] = x.numel() / known;
   }
   Tensors out;
-  out.push_back(with_dims(x, shape));
+  out.push_back(with_dims(ctx, x, shape));
   return out;
 }
 
@@ -86,7 +89,7 @@ Tensors op_flatten(const OpContext& ctx) {
   if (axis < 0) axis += rank;
   if (axis < 0 || axis > rank) fail(ErrorKind::input, "axis {} is out of range for rank {}", axis, rank);
   Tensors out;
-  out.push_back(with_dims(x, {product(x.dims, 0, axis), product(x.dims, axis)}));
+  out.push_back(with_dims(ctx, x, {product(x.dims, 0, axis), product(x.dims, axis)}));
   return out;
 }
 
@@ -108,7 +111,7 @@ Tensors op_squeeze(const OpContext& ctx) {
     if (!drop[k]) dims.push_back(x.dims[k]);
   }
   Tensors out;
-  out.push_back(with_dims(x, dims));
+  out.push_back(with_dims(ctx, x, dims));
   return out;
 }
 
@@ -127,7 +130,7 @@ Tensors op_unsqueeze(const OpContext& ctx) {
   size_t from = 0;
   for (int64_t k = 0; k < rank; ++k) dims.push_back(added[k] ? 1 : x.dims[from++]);
   Tensors out;
-  out.push_back(with_dims(x, dims));
+  out.push_back(with_dims(ctx, x, dims));
   return out;
 }
 
@@ -173,7 +176,11 @@ Tensors op_transpose(const OpContext& ctx) {
   return out;
 }
 
-Tensors op_identity(const OpContext& ctx) { return {ctx.required(0, "input")}; }
+Tensors op_identity(const OpContext& ctx) {
+  const Tensor& x = ctx.required(0, "input");
+  Tensor* spare = ctx.donated_input(0);
+  return one_tensor(spare ? std::move(*spare) : x);
+}
 
 Tensors op_constant(const OpContext& ctx) {
   const auto& n = *ctx.node;
