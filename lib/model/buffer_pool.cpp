@@ -79,6 +79,17 @@ Tensor tensor_for_overwrite(DType t, std::vector<int64_t> dims) {
   return out;
 }
 
+Tensor pooled_copy(const Tensor& x) {
+  if (!tl_pool) return x;
+  Tensor out;
+  out.name = x.name;
+  out.dtype = x.dtype;
+  out.dims = x.dims;
+  out.bytes = tl_pool->take_for_overwrite(x.bytes.size());
+  std::copy(x.bytes.begin(), x.bytes.end(), out.bytes.begin());
+  return out;
+}
+
 BufferPoolScope::BufferPoolScope() {
   if (!tl_pool) {
     tl_pool = &own_;

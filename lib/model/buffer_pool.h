@@ -61,6 +61,10 @@ std::vector<uint8_t> storage_for_overwrite(size_t n);
 // Storage recycled from the pool is then not zeroed first.
 Tensor tensor_for_overwrite(DType t, std::vector<int64_t> dims);
 
+// A copy of `x` (name included) whose storage comes from the pool when one
+// is installed.
+Tensor pooled_copy(const Tensor& x);
+
 class BufferPoolScope {
  public:
   BufferPoolScope();

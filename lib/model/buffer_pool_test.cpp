@@ -94,3 +94,26 @@ TEST_CASE("A tensor for overwrite has its type and shape and takes pooled storag
 
 }  // namespace
 }  // namespace bnorm
+
+namespace bnorm {
+namespace {
+
+TEST_CASE("A pooled copy equals its original and takes pooled storage", "[model][pool]") {
+  Tensor x = Tensor::from_f64(DType::float32, {2, 2}, {1, 2, 3, 4});
+  x.name = "x";
+  const Tensor plain = pooled_copy(x);
+  REQUIRE((plain.name == "x" && plain.dims == x.dims && plain.bytes == x.bytes));
+  const BufferPoolScope scope;
+  Tensor big(DType::float32, {512, 512});
+  big.data<float>()[7] = 3.5f;
+  std::vector<uint8_t> old(big.bytes.size(), 0x77);
+  const uint8_t* storage = old.data();
+  current_buffer_pool()->give(std::move(old));
+  const Tensor copy = pooled_copy(big);
+  REQUIRE(copy.bytes.data() == storage);
+  REQUIRE(copy.bytes == big.bytes);
+  REQUIRE(copy.dims == big.dims);
+}
+
+}  // namespace
+}  // namespace bnorm

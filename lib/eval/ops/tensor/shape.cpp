@@ -18,6 +18,7 @@
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
+#include "model/buffer_pool.h"
 #include "eval/ops/tensor/ops.h"
 #include "model/tensor_proto.h"
 
@@ -32,7 +33,7 @@ Tensor with_dims(const OpContext& ctx, const Tensor& x, std::vector<int64_t> dim
     fail(ErrorKind::input, "cannot reshape {} elements of shape {} to {}", x.numel(), shape_str(x.dims), shape_str(dims));
   }
   Tensor* spare = ctx.donated_input(0);
-  Tensor out = spare ? std::move(*spare) : x;
+  Tensor out = spare ? std::move(*spare) : pooled_copy(x);
   out.dims = std::move(dims);
   return out;
 }
@@ -179,7 +180,7 @@ Tensors op_transpose(const OpContext& ctx) {
 Tensors op_identity(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "input");
   Tensor* spare = ctx.donated_input(0);
-  return one_tensor(spare ? std::move(*spare) : x);
+  return one_tensor(spare ? std::move(*spare) : pooled_copy(x));
 }
 
 Tensors op_constant(const OpContext& ctx) {
