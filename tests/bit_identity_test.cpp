@@ -1,8 +1,10 @@
 // The evaluator's outputs bit for bit, hashed: two small networks built like
 // the bench networks (bench/gen_nets.py: Conv + BatchNormalization + Relu
 // stages, MaxPool, a residual Add, a depthwise Conv, ConvTranspose, Gemm,
-// MatMul) run at every kernel level and product width (isa.h) and on one
-// and two threads, in float and in double.
+// MatMul; DynamicQuantizeLinear + ConvInteger, QuantizeLinear /
+// DequantizeLinear around a Conv) run at every kernel level and product
+// width (isa.h), with and without AVX512-VNNI where the CPU has it, and on
+// one and two threads, in float and in double.
 //
 // What it asserts:
 //   - every level, width and thread count gives the same bits;
@@ -20,6 +22,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <map>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -130,6 +133,82 @@ Model residual_net(DType t) {
   return n.graph().model();
 }
 
+// The quantized bench networks' forms (bench/gen_nets.py's yolo_int8 and
+// resnet_qdq) in small: DynamicQuantizeLinear + ConvInteger + rescale +
+// Relu twice (K = 72 and 144, stride 2), and QuantizeLinear /
+// DequantizeLinear around a Conv whose int8 weights are dequantized per
+// output channel. Only `t` = float32 exists for these ops; float64 runs the
+// QDQ part's Conv on a double copy of its input.
+Model quantized_net(DType t) {
+  Net n(t, 13);
+  GraphBuilder& g = n.graph();
+  g.input("x", t, {1, 8, 12, 12});
+  auto int8s = [](std::vector<int64_t> dims, uint32_t seed, bool unsigned_) {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    std::vector<double> v(static_cast<size_t>(count));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::round(value_at(seed, i) * 254) + (unsigned_ ? 128 : 0);
+    return Tensor::from_f64(unsigned_ ? DType::uint8 : DType::int8, std::move(dims), v);
+  };
+  auto scales = [](int64_t count, uint32_t seed) {
+    std::vector<double> v(static_cast<size_t>(count));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = (std::fabs(value_at(seed, i)) + 0.25) / 64;
+    return Tensor::from_f64(DType::float32, {count}, v);
+  };
+  std::string x = "x";
+  if (t != DType::float32) {
+    auto& c = g.node("Cast", {"x"}, {"x32"});
+    set_attr(c, "to", int64_t{1});
+    x = "x32";
+  }
+  std::string y = x;
+  int64_t cin = 8;
+  for (int64_t stage = 0; stage < 2; ++stage) {
+    const std::string p = "s" + std::to_string(stage) + "_";
+    const int64_t cout = 16;
+    g.node("DynamicQuantizeLinear", {y}, {p + "q", p + "qs", p + "qz"});
+    g.initializer(p + "w", int8s({cout, cin, 3, 3}, 50 + static_cast<uint32_t>(stage), stage == 1));
+    g.initializer(p + "wz", int8s({cout}, 60 + static_cast<uint32_t>(stage), stage == 1));
+    auto& conv = g.node("ConvInteger", {p + "q", p + "w", p + "qz", p + "wz"}, {p + "acc"});
+    set_ints(conv, "kernel_shape", {3, 3});
+    set_ints(conv, "pads", {1, 1, 1, 1});
+    set_ints(conv, "strides", {stage + 1, stage + 1});
+    auto& cast = g.node("Cast", {p + "acc"}, {p + "accf"});
+    set_attr(cast, "to", int64_t{1});
+    g.initializer(p + "ws", Tensor::from_f64(DType::float32, {1}, {0.0078125}));
+    g.node("Mul", {p + "qs", p + "ws"}, {p + "scale"});
+    g.node("Mul", {p + "accf", p + "scale"}, {p + "y"});
+    g.node("Relu", {p + "y"}, {p + "r"});
+    y = p + "r";
+    cin = cout;
+  }
+  // QDQ: activations per tensor, weights per output channel.
+  g.initializer("qs", Tensor::from_f64(DType::float32, {}, {0.0625}));
+  g.initializer("qz", Tensor::from_f64(DType::uint8, {}, {128}));
+  g.node("QuantizeLinear", {y, "qs", "qz"}, {"yq"});
+  g.node("DequantizeLinear", {"yq", "qs", "qz"}, {"ydq"});
+  g.initializer("w3", int8s({8, 16, 3, 3}, 70, false));
+  g.initializer("w3s", scales(8, 71));
+  g.initializer("w3z", Tensor::from_f64(DType::int8, {8}, std::vector<double>(8, 0)));
+  auto& dq = g.node("DequantizeLinear", {"w3", "w3s", "w3z"}, {"w3f"});
+  set_attr(dq, "axis", int64_t{0});
+  std::string a = "ydq", w = "w3f";
+  if (t != DType::float32) {
+    auto& c1 = g.node("Cast", {"ydq"}, {"ydq64"});
+    set_attr(c1, "to", int64_t{11});
+    auto& c2 = g.node("Cast", {"w3f"}, {"w3f64"});
+    set_attr(c2, "to", int64_t{11});
+    a = "ydq64";
+    w = "w3f64";
+  }
+  auto& conv = g.node("Conv", {a, w}, {"qdq"});
+  set_ints(conv, "kernel_shape", {3, 3});
+  set_ints(conv, "pads", {1, 1, 1, 1});
+  g.output("qdq");
+  g.output(y);
+  return g.model();
+}
+
 // Products straight from MatMul: 37 rows (3 x 12 + 1), 70 columns, K 300.
 Model matmul_net(DType t) {
   Net n(t, 13);
@@ -165,6 +244,7 @@ struct Network {
 const Network kNetworks[] = {
     {"residual", residual_net, "x", {1, 8, 24, 24}, 0x74de0426ed09771dull, 0x2e37513d06f781c3ull},
     {"matmul", matmul_net, "a", {37, 300}, 0xe162e73f4ec2b551ull, 0xc4af09302de9f1b1ull},
+    {"quantized", quantized_net, "x", {1, 8, 12, 12}, 0x3f4ae703eeb467abull, 0x449d645f3c8f1c7eull},
 };
 
 TEST_CASE("The bench-like networks give the recorded bits at every kernel level width and thread count", "[eval][bits]") {
@@ -176,12 +256,17 @@ TEST_CASE("The bench-like networks give the recorded bits at every kernel level 
       const std::map<std::string, Tensor> inputs{{net.input, filled(t, net.dims, 99)}};
       const uint64_t want = t == DType::float32 ? net.f32_hash : net.f64_hash;
       kernels::testing::for_each_product_variant([&](const std::string& level) {
-        for (int n : {1, 2}) {
-          omp_set_num_threads(n);
-          INFO(net.name << " " << dtype_name(t) << " at " << level << " on " << n << " threads");
-          const uint64_t got = run_hash(m, inputs);
-          UNSCOPED_INFO("hash 0x" << std::hex << got);
-          CHECK(got == want);
+        for (bool vnni : {false, true}) {
+          if (vnni && !kernels::set_avx512_vnni(true)) continue;
+          kernels::set_avx512_vnni(vnni);
+          for (int n : {1, 2}) {
+            omp_set_num_threads(n);
+            INFO(net.name << " " << dtype_name(t) << " at " << level << (vnni ? " VNNI" : "") << " on " << n
+                          << " threads");
+            const uint64_t got = run_hash(m, inputs);
+            UNSCOPED_INFO("hash 0x" << std::hex << got);
+            CHECK(got == want);
+          }
         }
       });
       omp_set_num_threads(threads);
@@ -199,6 +284,8 @@ TEST_CASE("The bench-like float networks are within float rounding of their doub
       REQUIRE(a.size() == b.size());
       double scale = 0;
       for (double v : b) scale = std::max(scale, std::fabs(v));
+      INFO(net.name << " " << name);
+      REQUIRE(scale > 0);  // a network whose output is all zeros would record nothing
       for (size_t i = 0; i < a.size(); ++i) {
         INFO(net.name << " " << name << " at " << i);
         REQUIRE(std::fabs(a[i] - b[i]) <= 1e-4 * scale);
