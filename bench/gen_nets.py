@@ -98,23 +98,28 @@ class Net:
         onnx.save(m, path)
 
 
-def resnet(path):
-    net = Net(0)
-    x = net.cbr("input", 3, 64, 7, 2)
+def resnet18(net, path, name, conv):
+    """ResNet-18 at 224x224 with conv(x, cin, cout, k, stride, relu) for each Conv (+ BN) (+ Relu)."""
+    x = conv("input", 3, 64, 7, 2, True)
     x = net.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
     cin = 64
     for stage, cout in enumerate([64, 128, 256, 512]):
         for block in range(2):
             stride = 2 if stage > 0 and block == 0 else 1
-            y = net.cbr(x, cin, cout, 3, stride)
-            y = net.cbr(y, cout, cout, 3, relu=False)
-            short = net.cbr(x, cin, cout, 1, stride, relu=False) if (stride != 1 or cin != cout) else x
+            y = conv(x, cin, cout, 3, stride, True)
+            y = conv(y, cout, cout, 3, 1, False)
+            short = conv(x, cin, cout, 1, stride, False) if (stride != 1 or cin != cout) else x
             x = net.node("Relu", [net.node("Add", [y, short])])
             cin = cout
     x = net.node("Flatten", [net.node("GlobalAveragePool", [x])])
     w = (net.rng.standard_normal((1000, 512)) * 0.05).astype(np.float32)
     x = net.node("Gemm", [x, net.const(w), net.const(np.zeros(1000, np.float32), "b")], transB=1)
-    net.save(path, "resnet", [1, 3, 224, 224], x, [1, 1000])
+    net.save(path, name, [1, 3, 224, 224], x, [1, 1000])
+
+
+def resnet(path):
+    net = Net(0)
+    resnet18(net, path, "resnet", lambda x, cin, cout, k, stride, relu: net.cbr(x, cin, cout, k, stride, relu=relu))
 
 
 def detection(path):
@@ -229,21 +234,9 @@ class QdqNet(Net):
 
 def resnet_qdq(path):
     net = QdqNet(3)
-    x = net.conv_qdq("input", 3, 64, 7, 2, in_zp=128)
-    x = net.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
-    cin = 64
-    for stage, cout in enumerate([64, 128, 256, 512]):
-        for block in range(2):
-            stride = 2 if stage > 0 and block == 0 else 1
-            y = net.conv_qdq(x, cin, cout, 3, stride)
-            y = net.conv_qdq(y, cout, cout, 3, relu=False, in_zp=0)
-            short = net.conv_qdq(x, cin, cout, 1, stride, relu=False) if (stride != 1 or cin != cout) else x
-            x = net.node("Relu", [net.node("Add", [y, short])])
-            cin = cout
-    x = net.node("Flatten", [net.node("GlobalAveragePool", [x])])
-    w = (net.rng.standard_normal((1000, 512)) * 0.05).astype(np.float32)
-    x = net.node("Gemm", [x, net.const(w), net.const(np.zeros(1000, np.float32), "b")], transB=1)
-    net.save(path, "resnet_qdq", [1, 3, 224, 224], x, [1, 1000])
+    # The input is quantized with zero point 128, every later activation with 0.
+    resnet18(net, path, "resnet_qdq", lambda x, cin, cout, k, stride, relu: net.conv_qdq(
+        x, cin, cout, k, stride, relu=relu, in_zp=128 if x == "input" else 0))
 
 
 def main():
