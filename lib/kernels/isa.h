@@ -98,11 +98,29 @@ bool wide_f16_active() noexcept;
 void set_wide_f16(bool on) noexcept;
 Isa f16_isa() noexcept;
 
+// Whether the Avx512 LayerNormalization rows (layer_norm_rows_impl.h) take
+// the next row's statistics in the loop that normalizes this one at every
+// size, storing outputs beyond the streaming threshold non-temporally, or,
+// off, only when the call's rows fit in L2 (1 MiB), with plain stores.
+// Initially on for AMD Zen 5 and later (family 26 and up) and off elsewhere:
+// on an AMD EPYC Zen 5 (family 26 model 2) f32 [32*512, 768] out of cache
+// took 3.2 to 3.7 ms of CPU fused and streamed against 4.9 unfused (memcpy
+// 2.6 to 3.0), and f16 / bf16 rows 3 to 5% less; on Zen 4, fused out of cache
+// measured 10% slower (docs/performance.md, 2026-11-25 and 2026-11-27).
+// RMSNormalization rows keep their loops (on Zen 5, fused or not measured
+// the same). Never changes results.
+bool rows_fusion_active() noexcept;
+void set_rows_fusion(bool on) noexcept;
+
 // Kernels whose output (written to a buffer other than their input) is at
 // least this large store it with non-temporal stores, which skip reading
 // the destination into the cache first. The size is 3/8 of the last-level
 // cache, close to glibc's memcpy rule, or 16 MiB when the cache size is
-// unknown: beyond it the output would not stay in cache anyway.
+// unknown: beyond it the output would not stay in cache anyway. The cache
+// is the smaller of glibc's sysconf and Linux's sysfs (cpu0's index3): on
+// an AMD EPYC Zen 5 sysconf reports the whole package's L3 (384 MiB, a
+// 144 MiB threshold that streamed nothing), sysfs the 32 MiB the core
+// shares (a 12 MiB threshold, as on Zen 4).
 size_t streaming_threshold_bytes() noexcept;
 
 // Overrides the threshold (0 restores the default); for tests and
