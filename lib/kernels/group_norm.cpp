@@ -30,7 +30,7 @@ void group_norm(const T* x, T* y, NcsShape shape, size_t groups, const NormParam
     detail::RowOp<C> ops[detail::kMaxRowsPerTask];
     for (size_t r = r0; r < r1; ++r) {
       const size_t offset = r * len;  // group r = (n, g) starts at channel r * per_group
-      const detail::Moments m = detail::span_moments(x + offset, len);
+      const detail::Moments m = detail::span_moments(x + offset, len, nullptr, 0, stream);
       const size_t c0 = (r % groups) * per_group;
       for (size_t k0 = 0; k0 < per_group; k0 += detail::kMaxRowsPerTask) {
         const size_t count = std::min(detail::kMaxRowsPerTask, per_group - k0);

@@ -96,6 +96,11 @@ std::atomic<bool>& wide_f16() noexcept {
   return on;
 }
 
+std::atomic<bool>& chunk_prefetch_out_of_cache() noexcept {
+  static std::atomic<bool> on{cpu_is_amd_zen5_or_later()};
+  return on;
+}
+
 std::atomic<bool>& rows_fusion() noexcept {
   static std::atomic<bool> on{cpu_is_amd_zen5_or_later()};
   return on;
@@ -186,6 +191,14 @@ bool chunk_prefetch_active() noexcept {
 
 void set_chunk_prefetch(bool on) noexcept {
   chunk_prefetch().store(on, std::memory_order_relaxed);
+}
+
+bool chunk_prefetch_out_of_cache_active() noexcept {
+  return chunk_prefetch_out_of_cache().load(std::memory_order_relaxed);
+}
+
+void set_chunk_prefetch_out_of_cache(bool on) noexcept {
+  chunk_prefetch_out_of_cache().store(on, std::memory_order_relaxed);
 }
 
 bool wide_f16_active() noexcept {

@@ -87,6 +87,18 @@ void set_cache_prefetch(bool on) noexcept;
 bool chunk_prefetch_active() noexcept;
 void set_chunk_prefetch(bool on) noexcept;
 
+// The same prefetches, but only in kernels whose data exceed the streaming
+// threshold (below): GroupNormalization and InstanceNormalization
+// (moments.h's `out_of_cache`). Initially on for AMD Zen 5 and later
+// (family 26 and up), off elsewhere: on an AMD EPYC Zen 5 (family 26
+// model 2) GroupNormalization f32 [8,256,56,56] took 1.29 to 1.38 ms of CPU
+// with them against 1.47 to 1.55 without, InstanceNormalization f32
+// [32,64,112,112] 5.6 against 7.0, while in cache (chunk_prefetch_active()
+// everywhere) they were about 10% slower (docs/performance.md,
+// 2026-11-27). Never changes results.
+bool chunk_prefetch_out_of_cache_active() noexcept;
+void set_chunk_prefetch_out_of_cache(bool on) noexcept;
+
 // Whether float16 data at the Avx512 level are converted 16 at a time
 // (512-bit F16C forms) or at the Avx2 level, 8 at a time. Initially on for
 // Intel CPUs and off elsewhere: on an AMD EPYC (Zen 4) the 512-bit
