@@ -92,10 +92,11 @@ void set_chunk_prefetch(bool on) noexcept;
 // (moments.h's `out_of_cache`). Initially on for AMD Zen 5 and later
 // (family 26 and up), off elsewhere: on an AMD EPYC Zen 5 (family 26
 // model 2) GroupNormalization f32 [8,256,56,56] took 1.29 to 1.38 ms of CPU
-// with them against 1.47 to 1.55 without, InstanceNormalization f32
-// [32,64,112,112] 5.6 against 7.0, while in cache (chunk_prefetch_active()
-// everywhere) they were about 10% slower (docs/performance.md,
-// 2026-11-27). Never changes results.
+// with them against 1.47 to 1.66 without, InstanceNormalization f32
+// [32,64,112,112] 5.6 to 6.1 against 6.9 to 7.5, while in cache (with
+// chunk_prefetch_active(), which prefetches at every size) InstanceNorm and
+// BN training were about 10% slower (docs/performance.md, 2026-11-27).
+// Never changes results.
 bool chunk_prefetch_out_of_cache_active() noexcept;
 void set_chunk_prefetch_out_of_cache(bool on) noexcept;
 
@@ -116,11 +117,12 @@ Isa f16_isa() noexcept;
 // off, only when the call's rows fit in L2 (1 MiB), with plain stores.
 // Initially on for AMD Zen 5 and later (family 26 and up) and off elsewhere:
 // on an AMD EPYC Zen 5 (family 26 model 2) f32 [32*512, 768] out of cache
-// took 3.2 to 3.7 ms of CPU fused and streamed against 4.9 unfused (memcpy
-// 2.6 to 3.0), and f16 / bf16 rows 3 to 5% less; on Zen 4, fused out of cache
-// measured 10% slower (docs/performance.md, 2026-11-25 and 2026-11-27).
-// RMSNormalization rows keep their loops (on Zen 5, fused or not measured
-// the same). Never changes results.
+// took 2.7 to 3.7 ms of CPU fused and streamed against 4.9 to 5.2 unfused
+// (memcpy 2.4 to 3.0; unfused and streamed: 5.9 to 6.3), f16 and bf16 rows
+// a few percent less; on Zen 4, fused out of cache measured 10% slower
+// (docs/performance.md, 2026-11-25 and 2026-11-27). RMSNormalization rows
+// keep their loops (on Zen 5, fused or not measured the same). Never
+// changes results.
 bool rows_fusion_active() noexcept;
 void set_rows_fusion(bool on) noexcept;
 
