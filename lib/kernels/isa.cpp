@@ -77,7 +77,7 @@ bool cpu_is_amd_zen5_or_later() noexcept {
   __builtin_cpu_init();
   return __builtin_cpu_is("amd") != 0 && cpu_family() >= 26;
 #else
-  return false;
+  return cpu_family() >= 26;  // 0: no such CPU off x86 or without the levels
 #endif
 }
 
