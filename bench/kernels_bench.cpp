@@ -218,6 +218,16 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("BNORM_WIDE_F16")) set_wide_f16(v[0] == '1');
   // BNORM_CHUNK_PREFETCH=0/1 likewise for isa.h's chunk_prefetch_active().
   if (const char* v = std::getenv("BNORM_CHUNK_PREFETCH")) set_chunk_prefetch(v[0] == '1');
+  // BNORM_CHUNK_PREFETCH_OUT_OF_CACHE=0/1 likewise for isa.h's chunk_prefetch_out_of_cache_active().
+  if (const char* v = std::getenv("BNORM_CHUNK_PREFETCH_OUT_OF_CACHE")) {
+    set_chunk_prefetch_out_of_cache(v[0] == '1');
+  }
+  // BNORM_ROWS_FUSION=0/1 likewise for isa.h's rows_fusion_active().
+  if (const char* v = std::getenv("BNORM_ROWS_FUSION")) set_rows_fusion(v[0] == '1');
+  // BNORM_STREAMING_THRESHOLD=<bytes> overrides streaming_threshold_bytes() (isa.h; 0: the default).
+  if (const char* v = std::getenv("BNORM_STREAMING_THRESHOLD")) {
+    set_streaming_threshold_bytes(std::strtoull(v, nullptr, 10));
+  }
   // BNORM_ISA=generic/avx2/avx512 lowers the level (isa.h), to compare the paths.
   if (const char* v = std::getenv("BNORM_ISA")) {
     const std::string level = v;
@@ -228,6 +238,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("cache_prefetch", cache_prefetch_active() ? "on" : "off");
   benchmark::AddCustomContext("wide_f16", wide_f16_active() ? "on" : "off");
   benchmark::AddCustomContext("chunk_prefetch", chunk_prefetch_active() ? "on" : "off");
+  benchmark::AddCustomContext("chunk_prefetch_out_of_cache", chunk_prefetch_out_of_cache_active() ? "on" : "off");
+  benchmark::AddCustomContext("rows_fusion", rows_fusion_active() ? "on" : "off");
   benchmark::AddCustomContext("streaming_threshold_bytes",
                               std::to_string(streaming_threshold_bytes()));
   benchmark::RunSpecifiedBenchmarks();

@@ -26,11 +26,17 @@ void group_norm(const T* x, T* y, NcsShape shape, size_t groups, const NormParam
   const bool stream = x != y && total * sizeof(T) >= streaming_threshold_bytes();
   const size_t per_group = shape.c / groups;
   const size_t len = per_group * shape.s;
+  const bool ahead_next = stream && chunk_prefetch_out_of_cache_active();
   detail::for_row_ranges(shape.n * groups, total, stream, [&](size_t r0, size_t r1) {
     detail::RowOp<C> ops[detail::kMaxRowsPerTask];
     for (size_t r = r0; r < r1; ++r) {
       const size_t offset = r * len;  // group r = (n, g) starts at channel r * per_group
-      const detail::Moments m = detail::span_moments(x + offset, len);
+      // Out of cache on Zen 5 (isa.h's chunk_prefetch_out_of_cache_active()),
+      // the last chunk of this group prefetches the first of the next:
+      // [8,256,56,56] 1.18-1.21 -> 1.10-1.13 ms of CPU.
+      const bool ahead = ahead_next && r + 1 < r1;
+      const detail::Moments m = detail::span_moments(x + offset, len, ahead ? x + offset + len : nullptr,
+                                                     ahead ? std::min(len, detail::kMomentsChunk) : 0, stream);
       const size_t c0 = (r % groups) * per_group;
       for (size_t k0 = 0; k0 < per_group; k0 += detail::kMaxRowsPerTask) {
         const size_t count = std::min(detail::kMaxRowsPerTask, per_group - k0);

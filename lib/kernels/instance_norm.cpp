@@ -42,7 +42,7 @@ template <class T, class C>
 void long_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const NormParams<C>& p,
                bool stream, RowStats stats) noexcept {
   const size_t S = shape.s;
-  detail::Moments m = detail::span_moments(x + r0 * S, S);
+  detail::Moments m = detail::span_moments(x + r0 * S, S, nullptr, 0, stream);
   for (size_t r = r0; r < r1; ++r) {
     const size_t c = r % shape.c;
     stats.keep(r, m);
@@ -64,7 +64,7 @@ void long_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const Nor
       if (more) {
         const T* piece = x + (r + 1) * S + begin;
         const size_t ahead = std::min(detail::kMomentsChunk, S - begin - len);
-        next = detail::merge(next, detail::span_moments(piece, len, piece + len, ahead));
+        next = detail::merge(next, detail::span_moments(piece, len, piece + len, ahead, stream));
       }
     }
     m = next;
@@ -84,7 +84,7 @@ void short_rows(const T* x, T* y, size_t r0, size_t r1, NcsShape shape, const No
     const size_t g1 = std::min(r1, g0 + group);
     for (size_t r = g0; r < g1; ++r) {
       const size_t c = r % shape.c;
-      const detail::Moments m = detail::span_moments(x + r * S, S);
+      const detail::Moments m = detail::span_moments(x + r * S, S, nullptr, 0, stream);
       stats.keep(r, m);
       ops[r - g0] = detail::centered_op<C>(m.mean(), m.variance(), p.scale[c], p.bias[c], p.epsilon);
     }

@@ -5,6 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+
+#if BNORM_SIMD_LEVELS
+#include <cpuid.h>
+#endif
 
 namespace bnorm::kernels {
 namespace {
@@ -66,6 +71,30 @@ bool cpu_is_intel() noexcept {
 #endif
 }
 
+// The CPU's family as CPUID leaf 1 gives it (base family, plus the
+// extended family when the base is 15): 25 for AMD Zen 3 and Zen 4, 26 for
+// Zen 5. 0 where unknown.
+unsigned cpu_family() noexcept {
+#if BNORM_SIMD_LEVELS
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return 0;
+  const unsigned base = (eax >> 8) & 0xF;
+  return base == 0xF ? base + ((eax >> 20) & 0xFF) : base;
+#else
+  return 0;
+#endif
+}
+
+// AMD Zen 5 (family 26) and later: full-width 512-bit datapaths.
+bool cpu_is_amd_zen5_or_later() noexcept {
+#if BNORM_SIMD_LEVELS
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amd") != 0 && cpu_family() >= 26;
+#else
+  return cpu_family() >= 26;  // 0: no such CPU off x86 or without the levels
+#endif
+}
+
 std::atomic<bool>& cache_prefetch() noexcept {
   static std::atomic<bool> on{cpu_is_intel()};
   return on;
@@ -97,13 +126,42 @@ std::atomic<bool>& wide_products() noexcept {
   return on;
 }
 
+std::atomic<bool>& chunk_prefetch_out_of_cache() noexcept {
+  static std::atomic<bool> on{cpu_is_amd_zen5_or_later()};
+  return on;
+}
+
+std::atomic<bool>& rows_fusion() noexcept {
+  static std::atomic<bool> on{cpu_is_amd_zen5_or_later()};
+  return on;
+}
+
 std::atomic<int>& active_level() noexcept {
   static std::atomic<int> level{static_cast<int>(detected_isa())};
   return level;
 }
 
+// The size of the last-level cache this CPU shares, as Linux reports it
+// (sysfs, from CPUID's cache topology), in bytes; 0 when unknown.
+size_t sysfs_llc_bytes() noexcept {
+  std::FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+  if (f == nullptr) return 0;
+  unsigned long kib = 0;
+  char unit = 0;
+  const int got = std::fscanf(f, "%lu%c", &kib, &unit);
+  std::fclose(f);
+  return got == 2 && unit == 'K' ? static_cast<size_t>(kib) << 10 : 0;
+}
+
+// The smaller of glibc's and Linux's last-level cache: on an AMD EPYC Zen 5
+// (family 26 model 2) glibc 2.36's sysconf gave 384 MiB (CPUID 0x80000006,
+// all the package's L3) where the core shares 32 MiB (sysfs), which put
+// the threshold at 144 MiB and kept every kernel from streaming; on Zen 4
+// and Intel the two agree.
 size_t default_streaming_threshold() noexcept {
-  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const size_t sysfs = sysfs_llc_bytes();
+  if (sysfs > 0 && (llc <= 0 || sysfs < static_cast<size_t>(llc))) llc = static_cast<long>(sysfs);
   if (llc <= 0) return size_t{16} << 20;
   return std::max(static_cast<size_t>(llc) / 8 * 3, size_t{4} << 20);
 }
@@ -175,6 +233,14 @@ void set_chunk_prefetch(bool on) noexcept {
   chunk_prefetch().store(on, std::memory_order_relaxed);
 }
 
+bool chunk_prefetch_out_of_cache_active() noexcept {
+  return chunk_prefetch_out_of_cache().load(std::memory_order_relaxed);
+}
+
+void set_chunk_prefetch_out_of_cache(bool on) noexcept {
+  chunk_prefetch_out_of_cache().store(on, std::memory_order_relaxed);
+}
+
 bool wide_f16_active() noexcept {
   return wide_f16().load(std::memory_order_relaxed);
 }
@@ -194,6 +260,14 @@ bool wide_products_active() noexcept {
 
 void set_wide_products(bool on) noexcept {
   wide_products().store(on, std::memory_order_relaxed);
+}
+
+bool rows_fusion_active() noexcept {
+  return rows_fusion().load(std::memory_order_relaxed);
+}
+
+void set_rows_fusion(bool on) noexcept {
+  rows_fusion().store(on, std::memory_order_relaxed);
 }
 
 size_t streaming_threshold_bytes() noexcept {

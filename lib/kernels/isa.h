@@ -97,6 +97,19 @@ void set_cache_prefetch(bool on) noexcept;
 bool chunk_prefetch_active() noexcept;
 void set_chunk_prefetch(bool on) noexcept;
 
+// The same prefetches, but only in kernels whose data exceed the streaming
+// threshold (below): GroupNormalization and InstanceNormalization
+// (moments.h's `out_of_cache`). Initially on for AMD Zen 5 and later
+// (family 26 and up), off elsewhere: on an AMD EPYC Zen 5 (family 26
+// model 2) GroupNormalization f32 [8,256,56,56] took 1.29 to 1.38 ms of CPU
+// with them against 1.47 to 1.66 without, InstanceNormalization f32
+// [32,64,112,112] 5.6 to 6.1 against 6.9 to 7.5, while in cache (with
+// chunk_prefetch_active(), which prefetches at every size) InstanceNorm and
+// BN training were about 10% slower (docs/performance.md, 2026-11-27).
+// Never changes results.
+bool chunk_prefetch_out_of_cache_active() noexcept;
+void set_chunk_prefetch_out_of_cache(bool on) noexcept;
+
 // Whether float16 data at the Avx512 level are converted 16 at a time
 // (512-bit F16C forms) or at the Avx2 level, 8 at a time. Initially on for
 // Intel CPUs and off elsewhere: on an AMD EPYC (Zen 4) the 512-bit
@@ -119,11 +132,30 @@ Isa f16_isa() noexcept;
 bool wide_products_active() noexcept;
 void set_wide_products(bool on) noexcept;
 
+// Whether the Avx512 LayerNormalization rows (layer_norm_rows_impl.h) take
+// the next row's statistics in the loop that normalizes this one at every
+// size, storing outputs beyond the streaming threshold non-temporally, or,
+// off, only when the call's rows fit in L2 (1 MiB), with plain stores.
+// Initially on for AMD Zen 5 and later (family 26 and up) and off elsewhere:
+// on an AMD EPYC Zen 5 (family 26 model 2) f32 [32*512, 768] out of cache
+// took 2.7 to 3.7 ms of CPU fused and streamed against 4.9 to 5.2 unfused
+// (memcpy 2.4 to 3.0; unfused and streamed: 5.9 to 6.3), f16 and bf16 rows
+// a few percent less; on Zen 4, fused out of cache measured 10% slower
+// (docs/performance.md, 2026-11-25 and 2026-11-27). RMSNormalization rows
+// keep their loops (on Zen 5, fused or not measured the same). Never
+// changes results.
+bool rows_fusion_active() noexcept;
+void set_rows_fusion(bool on) noexcept;
+
 // Kernels whose output (written to a buffer other than their input) is at
 // least this large store it with non-temporal stores, which skip reading
 // the destination into the cache first. The size is 3/8 of the last-level
 // cache, close to glibc's memcpy rule, or 16 MiB when the cache size is
-// unknown: beyond it the output would not stay in cache anyway.
+// unknown: beyond it the output would not stay in cache anyway. The cache
+// is the smaller of glibc's sysconf and Linux's sysfs (cpu0's index3): on
+// an AMD EPYC Zen 5 sysconf reports the whole package's L3 (384 MiB, a
+// 144 MiB threshold that streamed nothing), sysfs the 32 MiB the core
+// shares (a 12 MiB threshold, as on Zen 4).
 size_t streaming_threshold_bytes() noexcept;
 
 // Overrides the threshold (0 restores the default); for tests and

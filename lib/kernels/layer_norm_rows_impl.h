@@ -190,8 +190,8 @@ struct SquareSums {
   }
 };
 
-// y = ((x - m) * inv) * s (+ b), 8 at a time.
-template <bool kCenter, bool kBias, class X, class Y>
+// y = ((x - m) * inv) * s (+ b), 8 at a time (kStream: as store8).
+template <bool kCenter, bool kBias, bool kStream = false, class X, class Y>
 BNORM_LN512 void scale8(const X* x, Y* y, __m512d m, __m512d inv, const double* s, const double* b,
                         __mmask8 k = 0xFF) {
   __m512d t = load8(x, k);
@@ -199,7 +199,7 @@ BNORM_LN512 void scale8(const X* x, Y* y, __m512d m, __m512d inv, const double* 
   t = _mm512_mul_pd(t, inv);
   t = _mm512_mul_pd(t, k == 0xFF ? _mm512_loadu_pd(s) : _mm512_maskz_loadu_pd(k, s));
   if constexpr (kBias) t = _mm512_add_pd(t, k == 0xFF ? _mm512_loadu_pd(b) : _mm512_maskz_loadu_pd(k, b));
-  store8(y, t, k);
+  store8<Y, kStream>(y, t, k);
 }
 
 // A row's mean (RMS: 0) and 1 / sqrt(var + epsilon), as layer_norm.cpp's.
@@ -231,7 +231,7 @@ BNORM_LN512 RowStats stats_alone(const X* x, size_t n, double epsilon) {
 // (null: none; n <= kMomentsChunk) are taken in the same loop: the sums'
 // chains of additions overlap the normalization's work, and reading the
 // next row overlaps writing this one. Returns next's statistics.
-template <bool kRms, bool kBias, class X, class Y>
+template <bool kRms, bool kBias, bool kStream, class X, class Y>
 BNORM_LN512 RowStats norm_row(const X* x, Y* y, size_t n, RowStats st, const double* s,
                               const double* b, const X* next, double epsilon) {
   const __m512d vm = _mm512_set1_pd(st.mu);
@@ -240,7 +240,7 @@ BNORM_LN512 RowStats norm_row(const X* x, Y* y, size_t n, RowStats st, const dou
   const auto norm32 = [&](size_t j) {
     for (size_t v = 0; v < 4; ++v) {
       const size_t e = j + 8 * v;
-      scale8<!kRms, kBias>(x + e, y + e, vm, vinv, s + e, kBias ? b + e : b);
+      scale8<!kRms, kBias, kStream>(x + e, y + e, vm, vinv, s + e, kBias ? b + e : b);
     }
   };
   RowStats out{0, 0};
@@ -262,7 +262,7 @@ BNORM_LN512 RowStats norm_row(const X* x, Y* y, size_t n, RowStats st, const dou
       out = row_stats<false>(m.mean(), m.variance(), epsilon);
     }
   }
-  for (; i + 8 <= n; i += 8) scale8<!kRms, kBias>(x + i, y + i, vm, vinv, s + i, kBias ? b + i : b);
+  for (; i + 8 <= n; i += 8) scale8<!kRms, kBias, kStream>(x + i, y + i, vm, vinv, s + i, kBias ? b + i : b);
   if (i < n) scale8<!kRms, kBias>(x + i, y + i, vm, vinv, s + i, kBias ? b + i : b, first(n - i));
   return out;
 }
@@ -367,22 +367,33 @@ BNORM_LN512 void rms_rows_decoded(const X* x, Y* y, size_t r0, size_t r1, size_t
 
 template <bool kRms, bool kBias, class X, class Y>
 BNORM_LN512 void rows_of(const X* x, Y* y, size_t r0, size_t r1, size_t len, const RowNormParams& p,
-                         double* mean, double* inv_std) {
-  // Rows fuse only when this call's data fit in L2 (1 MiB on Zen 4): out of
+                         double* mean, double* inv_std, bool stream) {
+  // Rows fuse when this call's data fit in L2 (1 MiB on Zen 4): out of
   // cache, f32 [32*512, 768] measured 10% (LayerNormalization) to 20%
   // (RMSNormalization) slower fused than with a separate pass of sums (a
-  // short loop, which keeps more reads in flight); in cache fused was 5 to
-  // 15% faster.
+  // short loop, which keeps more reads in flight) on Zen 4; in cache fused
+  // was 5 to 15% faster. Where rows_fusion_active() (isa.h: AMD Zen 5),
+  // LayerNormalization rows fuse at every size, and their outputs beyond
+  // the streaming threshold are stored non-temporally: on Zen 5 that was
+  // 25 to 35% faster out of cache, while streaming the unfused loop was
+  // slower than not (docs/performance.md, 2026-11-27).
   constexpr size_t kFuseBytes = size_t{1} << 20;
-  const bool fused = len <= kMomentsChunk && (r1 - r0) * len * (sizeof(X) + sizeof(Y)) <= kFuseBytes;
+  const bool fused = len <= kMomentsChunk &&
+                     ((!kRms && rows_fusion_active()) || (r1 - r0) * len * (sizeof(X) + sizeof(Y)) <= kFuseBytes);
+  stream = stream && fused;
   RowStats st = stats_alone<kRms>(x + r0 * len, len, p.epsilon);
   for (size_t r = r0; r < r1; ++r) {
     if (mean != nullptr) mean[r] = st.mu;
     if (inv_std != nullptr) inv_std[r] = st.inv;
     const X* next = r + 1 < r1 ? x + (r + 1) * len : nullptr;
-    const RowStats next_st = norm_row<kRms, kBias>(x + r * len, y + r * len, len, st, p.scale + r * p.scale_stride,
-                                                   kBias ? p.bias + r * p.bias_stride : nullptr,
-                                                   fused ? next : nullptr, p.epsilon);
+    Y* const yr = y + r * len;
+    const double* const s = p.scale + r * p.scale_stride;
+    const double* const b = kBias ? p.bias + r * p.bias_stride : nullptr;
+    const X* const fuse_next = fused ? next : nullptr;
+    const RowStats next_st =
+        stream && reinterpret_cast<uintptr_t>(yr) % (8 * sizeof(Y)) == 0
+            ? norm_row<kRms, kBias, true>(x + r * len, yr, len, st, s, b, fuse_next, p.epsilon)
+            : norm_row<kRms, kBias, false>(x + r * len, yr, len, st, s, b, fuse_next, p.epsilon);
     if (next != nullptr) st = fused ? next_st : stats_alone<kRms>(next, len, p.epsilon);
   }
 }
@@ -400,11 +411,11 @@ __attribute__((target(BNORM_LN_TARGET))) void rows(const X* x, Y* y, size_t r0, 
   } else if (p.rms && !std::is_same_v<X, float> && len <= kRmsRow) {
     rms_rows_decoded(x, y, r0, r1, len, p, mean, inv_std, stream);
   } else if (p.rms) {
-    rows_of<true, false>(x, y, r0, r1, len, p, mean, inv_std);
+    rows_of<true, false>(x, y, r0, r1, len, p, mean, inv_std, stream);
   } else if (p.bias == nullptr) {
-    rows_of<false, false>(x, y, r0, r1, len, p, mean, inv_std);
+    rows_of<false, false>(x, y, r0, r1, len, p, mean, inv_std, stream);
   } else {
-    rows_of<false, true>(x, y, r0, r1, len, p, mean, inv_std);
+    rows_of<false, true>(x, y, r0, r1, len, p, mean, inv_std, stream);
   }
 }
 

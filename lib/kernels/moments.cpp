@@ -183,6 +183,13 @@ inline Moments chunk_moments(const T* x, size_t n, const char* ahead, size_t ahe
   }
 }
 
+// Whether the loops prefetch the next chunk (isa.h's chunk_prefetch_active(),
+// and chunk_prefetch_out_of_cache_active() for data beyond the streaming
+// threshold).
+inline bool chunk_prefetch(bool out_of_cache) noexcept {
+  return chunk_prefetch_active() || (out_of_cache && chunk_prefetch_out_of_cache_active());
+}
+
 // No row rides along (span_moments).
 struct NoRow {
   void step() noexcept {}
@@ -249,10 +256,9 @@ class CenteredRow {
 };
 
 template <class I, class T, class Row = NoRow>
-inline Moments moments_body(const T* x, size_t n, const T* next_span, size_t next_n,
+inline Moments moments_body(const T* x, size_t n, const T* next_span, size_t next_n, bool prefetch,
                             Row&& row = Row{}) noexcept {
   Moments total;
-  const bool prefetch = chunk_prefetch_active();
   for (size_t begin = 0; begin < n; begin += kMomentsChunk) {
     const size_t count = std::min(kMomentsChunk, n - begin);
     const bool last = begin + count == n;
@@ -274,25 +280,28 @@ inline Moments moments_body(const T* x, size_t n, const T* next_span, size_t nex
 }
 
 template <class T>
-BNORM_ENTRY_GENERIC Moments moments_generic(const T* x, size_t n, const T* next, size_t next_n) {
-  return moments_body<simd::Generic>(x, n, next, next_n);
+BNORM_ENTRY_GENERIC Moments moments_generic(const T* x, size_t n, const T* next, size_t next_n,
+                                            bool prefetch) {
+  return moments_body<simd::Generic>(x, n, next, next_n, prefetch);
 }
 template <class T>
-BNORM_ENTRY_AVX2 Moments moments_avx2(const T* x, size_t n, const T* next, size_t next_n) {
-  return moments_body<simd::Avx2>(x, n, next, next_n);
+BNORM_ENTRY_AVX2 Moments moments_avx2(const T* x, size_t n, const T* next, size_t next_n,
+                                      bool prefetch) {
+  return moments_body<simd::Avx2>(x, n, next, next_n, prefetch);
 }
 template <class T>
-BNORM_ENTRY_AVX512 Moments moments_avx512(const T* x, size_t n, const T* next, size_t next_n) {
-  return moments_body<simd::Avx512>(x, n, next, next_n);
+BNORM_ENTRY_AVX512 Moments moments_avx512(const T* x, size_t n, const T* next, size_t next_n,
+                                          bool prefetch) {
+  return moments_body<simd::Avx512>(x, n, next, next_n, prefetch);
 }
 
 // normalize_and_moments at each level, streaming y or not (a loop each).
 template <class I, bool kStream>
 inline Moments normalize_and_moments_body(const float* x, float* y, const RowOp<float>& op,
                                           const float* next, size_t n, const float* after,
-                                          size_t after_n) noexcept {
+                                          size_t after_n, bool prefetch) noexcept {
   CenteredRow<I, kStream> row(x, y, n, op);
-  const Moments m = moments_body<I>(next, n, after, after_n, row);
+  const Moments m = moments_body<I>(next, n, after, after_n, prefetch, row);
   row.finish();
   return m;
 }
@@ -301,8 +310,10 @@ inline Moments normalize_and_moments_body(const float* x, float* y, const RowOp<
                                               bool stream, const float* next, size_t n,        \
                                               const float* after, size_t after_n) {            \
     return stream && CenteredRow<I, true>::can_stream(y)                                       \
-               ? normalize_and_moments_body<I, true>(x, y, op, next, n, after, after_n)        \
-               : normalize_and_moments_body<I, false>(x, y, op, next, n, after, after_n);      \
+               ? normalize_and_moments_body<I, true>(x, y, op, next, n, after, after_n,        \
+                                                     chunk_prefetch(stream))                   \
+               : normalize_and_moments_body<I, false>(x, y, op, next, n, after, after_n,       \
+                                                      chunk_prefetch(stream));                 \
   }
 BNORM_NORMALIZE_AND_MOMENTS(generic, BNORM_ENTRY_GENERIC, simd::Generic)
 BNORM_NORMALIZE_AND_MOMENTS(avx2, BNORM_ENTRY_AVX2, simd::Avx2)
@@ -310,28 +321,33 @@ BNORM_NORMALIZE_AND_MOMENTS(avx512, BNORM_ENTRY_AVX512, simd::Avx512)
 #undef BNORM_NORMALIZE_AND_MOMENTS
 
 template <class T>
-Moments dispatch(const T* x, size_t n, const T* next, size_t next_n) noexcept {
+Moments dispatch(const T* x, size_t n, const T* next, size_t next_n, bool out_of_cache) noexcept {
+  const bool prefetch = chunk_prefetch(out_of_cache);
   switch (std::is_same_v<T, f16> ? f16_isa() : active_isa()) {
-    case Isa::Avx512: return moments_avx512(x, n, next, next_n);
-    case Isa::Avx2: return moments_avx2(x, n, next, next_n);
-    case Isa::Generic: return moments_generic(x, n, next, next_n);
+    case Isa::Avx512: return moments_avx512(x, n, next, next_n, prefetch);
+    case Isa::Avx2: return moments_avx2(x, n, next, next_n, prefetch);
+    case Isa::Generic: return moments_generic(x, n, next, next_n, prefetch);
   }
   return {};
 }
 
 }  // namespace
 
-Moments span_moments(const float* x, size_t n, const float* next, size_t next_n) noexcept {
-  return dispatch(x, n, next, next_n);
+Moments span_moments(const float* x, size_t n, const float* next, size_t next_n,
+                     bool out_of_cache) noexcept {
+  return dispatch(x, n, next, next_n, out_of_cache);
 }
-Moments span_moments(const double* x, size_t n, const double* next, size_t next_n) noexcept {
-  return dispatch(x, n, next, next_n);
+Moments span_moments(const double* x, size_t n, const double* next, size_t next_n,
+                     bool out_of_cache) noexcept {
+  return dispatch(x, n, next, next_n, out_of_cache);
 }
-Moments span_moments(const f16* x, size_t n, const f16* next, size_t next_n) noexcept {
-  return dispatch(x, n, next, next_n);
+Moments span_moments(const f16* x, size_t n, const f16* next, size_t next_n,
+                     bool out_of_cache) noexcept {
+  return dispatch(x, n, next, next_n, out_of_cache);
 }
-Moments span_moments(const bf16* x, size_t n, const bf16* next, size_t next_n) noexcept {
-  return dispatch(x, n, next, next_n);
+Moments span_moments(const bf16* x, size_t n, const bf16* next, size_t next_n,
+                     bool out_of_cache) noexcept {
+  return dispatch(x, n, next, next_n, out_of_cache);
 }
 
 Moments normalize_and_moments(const float* x, float* y, const RowOp<float>& op, bool stream,

@@ -48,14 +48,17 @@ inline Moments merge(const Moments& a, const Moments& b) noexcept {
 // Moments of x[0, n); dispatch on active_isa(), calling thread only.
 // `next` (may be null) is where the caller reads next: its first
 // next_n elements (up to a chunk) are prefetched during the last chunk.
-Moments span_moments(const float* x, size_t n, const float* next = nullptr,
-                     size_t next_n = 0) noexcept;
-Moments span_moments(const double* x, size_t n, const double* next = nullptr,
-                     size_t next_n = 0) noexcept;
-Moments span_moments(const f16* x, size_t n, const f16* next = nullptr,
-                     size_t next_n = 0) noexcept;
-Moments span_moments(const bf16* x, size_t n, const bf16* next = nullptr,
-                     size_t next_n = 0) noexcept;
+// `out_of_cache`: the kernel's data exceed the streaming threshold (isa.h),
+// where chunk_prefetch_out_of_cache_active() turns the prefetches on too
+// (normalize_and_moments: `stream`).
+Moments span_moments(const float* x, size_t n, const float* next = nullptr, size_t next_n = 0,
+                     bool out_of_cache = false) noexcept;
+Moments span_moments(const double* x, size_t n, const double* next = nullptr, size_t next_n = 0,
+                     bool out_of_cache = false) noexcept;
+Moments span_moments(const f16* x, size_t n, const f16* next = nullptr, size_t next_n = 0,
+                     bool out_of_cache = false) noexcept;
+Moments span_moments(const bf16* x, size_t n, const bf16* next = nullptr, size_t next_n = 0,
+                     bool out_of_cache = false) noexcept;
 
 // Two rows of n floats in one pass over memory: writes
 //   y[i] = fma(x[i] - op.m, op.a, op.b)    (op: Centered, no activation)

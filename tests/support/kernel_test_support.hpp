@@ -61,14 +61,16 @@ void for_each_product_variant(F&& f) {
 }
 
 // Restores the active SIMD level, AVX512-BF16's and AVX512-VNNI's use, the
-// product width and the streaming threshold on exit.
+// AMD Zen 5 tunings, the product width and the streaming threshold on exit.
 class SettingsGuard {
  public:
   // Float16 kernels then run at the level set, whatever the CPU's default
   // (isa.h's wide_f16_active()), so that level sweeps test every level's code.
   SettingsGuard()
       : isa_(active_isa()), bf16_(avx512_bf16_active()), vnni_(avx512_vnni_active()), wide_f16_(wide_f16_active()),
-        chunk_prefetch_(chunk_prefetch_active()), wide_products_(wide_products_active()) {
+        chunk_prefetch_(chunk_prefetch_active()),
+        chunk_prefetch_out_of_cache_(chunk_prefetch_out_of_cache_active()),
+        rows_fusion_(rows_fusion_active()), wide_products_(wide_products_active()) {
     set_wide_f16(true);
   }
   ~SettingsGuard() {
@@ -77,6 +79,8 @@ class SettingsGuard {
     set_avx512_vnni(vnni_);
     set_wide_f16(wide_f16_);
     set_chunk_prefetch(chunk_prefetch_);
+    set_chunk_prefetch_out_of_cache(chunk_prefetch_out_of_cache_);
+    set_rows_fusion(rows_fusion_);
     set_wide_products(wide_products_);
     set_streaming_threshold_bytes(0);
   }
@@ -89,6 +93,8 @@ class SettingsGuard {
   bool vnni_;
   bool wide_f16_;
   bool chunk_prefetch_;
+  bool chunk_prefetch_out_of_cache_;
+  bool rows_fusion_;
   bool wide_products_;
 };
 
@@ -253,8 +259,10 @@ std::vector<uint64_t> bits_of_all(const std::vector<T>& y) {
 }
 
 // Runs `run` (returning the bits of its outputs, bits_of_all) at every SIMD
-// level, on 1 and 2 threads, with and without non-temporal stores, and
-// checks that every run gives the bits of the first; `what` names the case.
+// level, on 1 and 2 threads, with and without non-temporal stores, with
+// the AMD Zen 5 tunings (isa.h's rows_fusion_active() and
+// chunk_prefetch_out_of_cache_active()) on and off, and checks that every
+// run gives the bits of the first; `what` names the case.
 template <class Run>
 void check_same_bits_everywhere(Run&& run, const std::string& what) {
   SettingsGuard guard;
@@ -263,13 +271,18 @@ void check_same_bits_everywhere(Run&& run, const std::string& what) {
   for (Isa isa : available_isas()) {
     for (int t : {1, 2}) {
       for (size_t threshold : {size_t{0}, size_t{1}}) {  // 1: non-temporal stores where a kernel has them
-        set_active_isa(isa);
-        set_streaming_threshold_bytes(threshold);
-        omp_set_num_threads(t);
-        const std::vector<uint64_t> bits = run();
-        if (first.empty()) first = bits;
-        INFO(what << " at " << isa_name(isa) << ", " << t << " threads, streaming " << (threshold == 1));
-        CHECK(bits == first);
+        for (bool zen5 : {false, true}) {
+          set_active_isa(isa);
+          set_streaming_threshold_bytes(threshold);
+          set_rows_fusion(zen5);
+          set_chunk_prefetch_out_of_cache(zen5);
+          omp_set_num_threads(t);
+          const std::vector<uint64_t> bits = run();
+          if (first.empty()) first = bits;
+          INFO(what << " at " << isa_name(isa) << ", " << t << " threads, streaming " << (threshold == 1)
+                    << ", Zen 5 tunings " << zen5);
+          CHECK(bits == first);
+        }
       }
     }
   }
