@@ -13,8 +13,9 @@
 //
 // Leading dimensions are in elements (lda >= K, ldb >= N, ldc >= N are the
 // caller's to ensure). A, B and C must not overlap. Large products split
-// their columns across OpenMP threads; every element is computed by one
-// thread in the order above, so the thread count never changes results.
+// their columns (or, when they have few, their rows) across OpenMP
+// threads; every element is computed by one thread in the order above, so
+// the thread count never changes results.
 // Packed copies of A and B live on the stack: about 144 KiB of it per call
 // (and per OpenMP thread). Allocates nothing, never throws.
 #pragma once

@@ -119,17 +119,21 @@ TEMPLATE_TEST_CASE("gemm sums every element in k order and within the float erro
 TEST_CASE("gemm gives the same bits on one thread and on several", "[kernels]") {
   testing::SettingsGuard guard;
   std::mt19937 rng(3);
-  const Case s{37, 1000, 300};  // above the parallel threshold, columns split mid-panel
-  const Operands<float> o = operands<float>(s, rng);
-  const int before = omp_get_max_threads();
-  std::vector<float> one = o.c, many = o.c;
-  omp_set_num_threads(1);
-  gemm(o.a.data(), o.lda, o.b.data(), o.ldb, one.data(), o.ldc, s.m, s.n, s.k, false);
-  omp_set_num_threads(3);
-  gemm(o.a.data(), o.lda, o.b.data(), o.ldb, many.data(), o.ldc, s.m, s.n, s.k, false);
-  omp_set_num_threads(before);
-  REQUIRE(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
-  REQUIRE(std::memcmp(one.data(), plain(o, s, false).data(), one.size() * sizeof(float)) == 0);
+  // Above the parallel threshold: columns split mid-panel; then few columns
+  // and many rows, split by rows (tails of 24-row parts and of tiles).
+  for (const Case& s : {Case{37, 1000, 300}, Case{101, 70, 700}}) {
+    const Operands<float> o = operands<float>(s, rng);
+    const int before = omp_get_max_threads();
+    std::vector<float> one = o.c, many = o.c;
+    omp_set_num_threads(1);
+    gemm(o.a.data(), o.lda, o.b.data(), o.ldb, one.data(), o.ldc, s.m, s.n, s.k, false);
+    omp_set_num_threads(3);
+    gemm(o.a.data(), o.lda, o.b.data(), o.ldb, many.data(), o.ldc, s.m, s.n, s.k, false);
+    omp_set_num_threads(before);
+    INFO("m " << s.m << " n " << s.n << " k " << s.k);
+    REQUIRE(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
+    REQUIRE(std::memcmp(one.data(), plain(o, s, false).data(), one.size() * sizeof(float)) == 0);
+  }
 }
 
 TEST_CASE("gemm with k = 0 writes zeros, or leaves C when accumulating, NaN and infinity propagate", "[kernels]") {
