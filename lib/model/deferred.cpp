@@ -1,7 +1,5 @@
 #include "model/deferred.h"
 
-#include "model/buffer_pool.h"
-
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -12,6 +10,7 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "model/buffer_pool.h"
 
 namespace bnorm {
 

@@ -1,6 +1,5 @@
 #include "model/tensor.h"
 
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
