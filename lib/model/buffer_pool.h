@@ -10,7 +10,8 @@
 // from the pool when a held buffer fits (capacity from n to 2n + 64 KiB,
 // the smallest such), and the evaluator gives each value's storage back
 // after its last use. Buffers under 64 KiB are left to malloc, which
-// recycles them itself. The pool holds at most 1 GiB; a buffer past that
+// recycles them itself. The pool holds at most 256 MiB (the memory a run
+// may keep beyond its live values); a buffer past that
 // is freed. Tensor's storage is handed out zeroed, as its constructor
 // promises, so results never depend on what was in a buffer before;
 // storage about to be overwritten whole (a tensor's data read from a file)
@@ -29,7 +30,7 @@ namespace bnorm {
 class BufferPool {
  public:
   static constexpr size_t kMinBytes = size_t{64} << 10;
-  static constexpr size_t kMaxHeld = size_t{1} << 30;
+  static constexpr size_t kMaxHeld = size_t{256} << 20;
 
   // `n` zero bytes; recycled storage when a held buffer fits.
   std::vector<uint8_t> take(size_t n);

@@ -117,3 +117,18 @@ TEST_CASE("A pooled copy equals its original and takes pooled storage", "[model]
 
 }  // namespace
 }  // namespace bnorm
+
+namespace bnorm {
+namespace {
+
+TEST_CASE("The pool keeps at most kMaxHeld bytes and frees what would pass it", "[model][pool]") {
+  BufferPool pool;
+  const size_t big = BufferPool::kMaxHeld / 2 + (size_t{1} << 20);
+  pool.give(std::vector<uint8_t>(big));
+  REQUIRE(pool.held_bytes() == big);
+  pool.give(std::vector<uint8_t>(big));  // would pass the cap: freed
+  REQUIRE(pool.held_bytes() == big);
+}
+
+}  // namespace
+}  // namespace bnorm
