@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 
-#include <algorithm>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -23,12 +22,11 @@
 #include "eval/ops/activation/activation.h"
 #include "eval/run/inputs.h"
 #include "eval/run/op.h"
+#include "eval/run/plan.h"
 #include "eval/run/scope.h"
 #include "eval/run/supported.h"
-#include "model/graph_order.h"
 #include "model/node_label.h"
 #include "model/op_versions.h"
-#include "model/norm_op.h"
 #include "model/tensor_proto.h"
 
 namespace bnorm {
@@ -38,6 +36,7 @@ namespace {
 using eval::Activation;
 using eval::Env;
 using eval::OpContext;
+using eval::Plan;
 using eval::Tensors;
 using eval::Value;
 using Values = std::vector<Value>;
@@ -64,14 +63,11 @@ class Runner {
   // Runs `g` in `env` (which already holds its inputs) and returns `wanted`.
   Values run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted);
 
-  struct Plan {
-    std::vector<int> order;
-    std::vector<std::vector<std::string>> reads;
-    std::unordered_map<std::string, int> uses;
-    std::vector<int> fused_with;  // activation node index, or -1
-  };
-
-  Plan plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const;
+  Plan plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const {
+    // An observer sees every node's output, so nothing is fused away.
+    const bool fuse = options_.fuse_activations && !options_.on_value && !options_.replace;
+    return plan_graph(g, env, pinned, fuse);
+  }
   // Runs planned `g` in `env`; `p` is left as it was (a body runs it again).
   Values run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, const std::vector<std::string>& wanted,
                      const std::set<std::string>& pinned);
@@ -110,53 +106,6 @@ void Runner::observe(const onnx::GraphProto& g, int k, const Env& env) const {
   }
 }
 
-Runner::Plan Runner::plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const {
-  const int count = g.node_size();
-  Plan p;
-  p.reads.resize(count);
-  p.fused_with.assign(count, -1);
-  std::unordered_map<std::string, int> producer;
-  for (int i = 0; i < count; ++i) {
-    for (const auto& o : g.node(i).output()) {
-      if (!o.empty()) producer[o] = i;
-    }
-  }
-  for (int i = 0; i < count; ++i) {
-    const auto& n = g.node(i);
-    p.reads[i] = node_reads(n);
-    for (const auto& r : p.reads[i]) {
-      ++p.uses[r];
-      if (!producer.count(r) && !env.has(r)) {
-        Error e(ErrorKind::input, fmt::format("input '{}' names no value of the graph", r));
-        e.at_node(node_label(g, i), n.op_type());
-        throw e;
-      }
-    }
-  }
-  p.order = topological_order(g, p.reads);
-  // An observer sees every node's output, so nothing is fused away.
-  if (!options_.fuse_activations || options_.on_value || options_.replace) return p;
-  for (int i = 0; i < count; ++i) {
-    const auto& n = g.node(i);
-    if (!is_norm_node(n) || n.output_size() == 0 || n.output(0).empty()) continue;
-    const std::string& y = n.output(0);
-    if (p.uses[y] != 1 || pinned.count(y)) continue;
-    for (int j = 0; j < count; ++j) {
-      const auto& a = g.node(j);
-      const bool reads_y = std::find(p.reads[j].begin(), p.reads[j].end(), y) != p.reads[j].end();
-      if (!reads_y) continue;
-      const bool only_as_x = a.input_size() > 0 && a.input(0) == y &&
-                             std::count(a.input().begin(), a.input().end(), y) == 1;
-      if (is_default_domain(a.domain()) && eval::is_activation_op(a.op_type()) && only_as_x &&
-          a.output_size() > 0 && !a.output(0).empty()) {
-        p.fused_with[i] = j;
-      }
-      break;
-    }
-  }
-  return p;
-}
-
 // A Loop/Scan/SequenceMap body: its initializers decoded once into a
 // scope between the node's and each run's, its plan made on the first run.
 class Body final : public eval::Subgraph {
@@ -186,7 +135,7 @@ class Body final : public eval::Subgraph {
         if (vi.type().has_optional_type() && v.kind != Value::Kind::optional) v = Value::some(std::move(v));
         env.values[vi.name()] = std::move(v);
       }
-      if (!plan_) plan_ = std::make_unique<Runner::Plan>(runner_.plan(g_, env, pinned_));
+      if (!plan_) plan_ = std::make_unique<eval::Plan>(runner_.plan(g_, env, pinned_));
       return runner_.run_planned(g_, *plan_, env, wanted_, pinned_);
     } catch (Error& e) {
       e.context(fmt::format("in '{}'{}{}", path_, where.empty() ? "" : ", ", where));
@@ -201,7 +150,7 @@ class Body final : public eval::Subgraph {
   Env init_;
   std::vector<std::string> wanted_;
   std::set<std::string> pinned_;
-  std::unique_ptr<Runner::Plan> plan_;
+  std::unique_ptr<eval::Plan> plan_;
 };
 
 // The name of `n`'s graph attribute that holds `sub`, for paths.
@@ -256,21 +205,7 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
       ctx.values.push_back(v);
       ctx.inputs.push_back(v && v->is_tensor() ? &v->tensor : nullptr);
     }
-    // Inputs whose value dies here, held in this scope, read once by this
-    // node and by no subgraph of it: the op may write them in place.
-    ctx.donated.assign(n.input_size(), nullptr);
-    if (n.attribute_size() == 0 || std::none_of(n.attribute().begin(), n.attribute().end(), [](const auto& a) {
-          return a.has_g() || a.graphs_size() > 0;
-        })) {
-      for (int k = 0; k < n.input_size(); ++k) {
-        const std::string& name = n.input(k);
-        auto it = name.empty() ? env.values.end() : env.values.find(name);
-        if (it == env.values.end() || !it->second.is_tensor() || pinned.count(name)) continue;
-        auto u = uses.find(name);
-        if (u == uses.end() || u->second != 1 || std::count(n.input().begin(), n.input().end(), name) != 1) continue;
-        ctx.donated[k] = &it->second.tensor;
-      }
-    }
+    ctx.donated = eval::dying_inputs(n, env, uses, pinned);
     ctx.run_subgraph = [this, &env, &g, i, &ctx, &value_outs](const onnx::GraphProto& sub) {
       Env inner;
       inner.outer = &env;

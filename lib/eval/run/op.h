@@ -105,6 +105,12 @@ struct OpContext {
 
   size_t input_count() const { return inputs.size(); }
   Tensor* donated_input(size_t i) const { return i < donated.size() ? donated[i] : nullptr; }
+  // Input i's tensor when donated and of type `t` and shape `dims`: to be
+  // written in place and returned (moved) as an output. nullptr otherwise.
+  Tensor* reusable(size_t i, DType t, const std::vector<int64_t>& dims) const;
+  // Input i (present) itself, moved out, when donated; else a copy of it in
+  // pooled storage (model/buffer_pool.h). Read nothing from inputs[i] after.
+  Tensor input_or_copy(size_t i) const;
   const Tensor* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
   // Input `i` or Error(input) "missing input 'what'".
   const Tensor& required(size_t i, const char* what) const;

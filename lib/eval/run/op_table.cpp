@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "eval/run/families.h"
+#include "model/buffer_pool.h"
 #include "model/op_versions.h"
 
 namespace bnorm::eval {
@@ -117,5 +118,15 @@ const Tensor& OpContext::required(size_t i, const char* what) const {
 }
 
 bool OpContext::wants(int i) const { return i < node->output_size() && !node->output(i).empty(); }
+
+Tensor* OpContext::reusable(size_t i, DType t, const std::vector<int64_t>& dims) const {
+  Tensor* d = donated_input(i);
+  return d && d->dtype == t && d->dims == dims ? d : nullptr;
+}
+
+Tensor OpContext::input_or_copy(size_t i) const {
+  if (Tensor* d = donated_input(i)) return std::move(*d);
+  return pooled_copy(*inputs.at(i));
+}
 
 }  // namespace bnorm::eval

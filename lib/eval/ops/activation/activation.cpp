@@ -14,7 +14,6 @@
 #include "eval/ops/nn/norm/norm_compute.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
-#include "model/buffer_pool.h"
 #include "eval/ops/activation/ops.h"
 
 namespace bnorm::eval {
@@ -95,8 +94,7 @@ Tensors op_activation(const OpContext& ctx) {
   // X itself when it dies here, else a copy, then in place.
   const DType t = x.dtype;
   const auto n = static_cast<size_t>(x.numel());
-  Tensor* spare = ctx.donated_input(0);
-  out[0] = spare ? std::move(*spare) : pooled_copy(x);  // x is not used past this line
+  out[0] = ctx.input_or_copy(0);  // x is not used past this line
   activation_in_place(t, out[0].bytes.data(), n, act);
   return out;
 }

@@ -70,8 +70,8 @@ Tensors binary(const OpContext& ctx, Arith op) {
     // written).
     const std::vector<int64_t> da = a.dims;
     const void *pa = a.bytes.data(), *pb = b.bytes.data();
-    Tensor* spare = ctx.donated_input(0);
-    if (!spare || da != dy) spare = db == dy && b.dims == dy ? ctx.donated_input(1) : nullptr;
+    Tensor* spare = ctx.reusable(0, a.dtype, dy);
+    if (!spare && db == dy) spare = ctx.reusable(1, a.dtype, dy);
     out[0] = spare ? std::move(*spare) : tensor_for_overwrite(a.dtype, dy);  // a and b are not used past this line
     if (out[0].dtype == DType::float32) {
       broadcast_apply<float>(static_cast<const float*>(pa), da, static_cast<const float*>(pb), db,

@@ -18,7 +18,6 @@
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
-#include "model/buffer_pool.h"
 #include "eval/ops/tensor/ops.h"
 #include "model/tensor_proto.h"
 
@@ -32,8 +31,7 @@ Tensor with_dims(const OpContext& ctx, const Tensor& x, std::vector<int64_t> dim
   if (product(dims) != x.numel()) {
     fail(ErrorKind::input, "cannot reshape {} elements of shape {} to {}", x.numel(), shape_str(x.dims), shape_str(dims));
   }
-  Tensor* spare = ctx.donated_input(0);
-  Tensor out = spare ? std::move(*spare) : pooled_copy(x);
+  Tensor out = ctx.input_or_copy(0);
   out.dims = std::move(dims);
   return out;
 }
@@ -178,9 +176,8 @@ Tensors op_transpose(const OpContext& ctx) {
 }
 
 Tensors op_identity(const OpContext& ctx) {
-  const Tensor& x = ctx.required(0, "input");
-  Tensor* spare = ctx.donated_input(0);
-  return one_tensor(spare ? std::move(*spare) : pooled_copy(x));
+  ctx.required(0, "input");
+  return one_tensor(ctx.input_or_copy(0));
 }
 
 Tensors op_constant(const OpContext& ctx) {

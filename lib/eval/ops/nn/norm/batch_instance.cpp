@@ -81,7 +81,7 @@ Tensors batch_norm(const OpContext& ctx, const NormNode& nn, const Tensor& x, co
     // In place when X dies here: each element is read before it is written.
     const DType t = x.dtype;
     const void* xd = x.bytes.data();
-    Tensor* spare = ctx.donated_input(0);
+    Tensor* spare = ctx.reusable(0, t, x.dims);
     out[0] = spare ? std::move(*spare) : tensor_for_overwrite(t, x.dims);  // x is not used past this line
     bn_inference<P>(t, xd, out[0].bytes.data(), lay.shape, {scale.data(), bias.data(), mean.data(), var.data(), eps},
                     ctx.fused);

@@ -1,0 +1,80 @@
+// The plan of plan.h.
+#include "eval/run/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "eval/ops/activation/activation.h"
+#include "model/graph_order.h"
+#include "model/node_label.h"
+#include "model/norm_op.h"
+#include "model/op_versions.h"
+
+namespace bnorm::eval {
+
+Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned, bool fuse) {
+  const int count = g.node_size();
+  Plan p;
+  p.reads.resize(count);
+  p.fused_with.assign(count, -1);
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < count; ++i) {
+    for (const auto& o : g.node(i).output()) {
+      if (!o.empty()) producer[o] = i;
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    const auto& n = g.node(i);
+    p.reads[i] = node_reads(n);
+    for (const auto& r : p.reads[i]) {
+      ++p.uses[r];
+      if (!producer.count(r) && !env.has(r)) {
+        Error e(ErrorKind::input, fmt::format("input '{}' names no value of the graph", r));
+        e.at_node(node_label(g, i), n.op_type());
+        throw e;
+      }
+    }
+  }
+  p.order = topological_order(g, p.reads);
+  if (!fuse) return p;
+  for (int i = 0; i < count; ++i) {
+    const auto& n = g.node(i);
+    if (!is_norm_node(n) || n.output_size() == 0 || n.output(0).empty()) continue;
+    const std::string& y = n.output(0);
+    if (p.uses[y] != 1 || pinned.count(y)) continue;
+    for (int j = 0; j < count; ++j) {
+      const auto& a = g.node(j);
+      const bool reads_y = std::find(p.reads[j].begin(), p.reads[j].end(), y) != p.reads[j].end();
+      if (!reads_y) continue;
+      const bool only_as_x = a.input_size() > 0 && a.input(0) == y &&
+                             std::count(a.input().begin(), a.input().end(), y) == 1;
+      if (is_default_domain(a.domain()) && is_activation_op(a.op_type()) && only_as_x && a.output_size() > 0 &&
+          !a.output(0).empty()) {
+        p.fused_with[i] = j;
+      }
+      break;
+    }
+  }
+  return p;
+}
+
+std::vector<Tensor*> dying_inputs(const onnx::NodeProto& n, Env& env, const std::unordered_map<std::string, int>& uses,
+                                  const std::set<std::string>& pinned) {
+  std::vector<Tensor*> out(static_cast<size_t>(n.input_size()), nullptr);
+  const bool subgraphs = std::any_of(n.attribute().begin(), n.attribute().end(),
+                                     [](const auto& a) { return a.has_g() || a.graphs_size() > 0; });
+  if (subgraphs) return out;
+  for (int k = 0; k < n.input_size(); ++k) {
+    const std::string& name = n.input(k);
+    auto it = name.empty() ? env.values.end() : env.values.find(name);
+    if (it == env.values.end() || !it->second.is_tensor() || pinned.count(name)) continue;
+    auto u = uses.find(name);
+    if (u == uses.end() || u->second != 1 || std::count(n.input().begin(), n.input().end(), name) != 1) continue;
+    out[static_cast<size_t>(k)] = &it->second.tensor;
+  }
+  return out;
+}
+
+}  // namespace bnorm::eval

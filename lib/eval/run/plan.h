@@ -1,0 +1,39 @@
+// How the executor runs one graph (evaluator.cpp): the order of its nodes,
+// what each reads, how many nodes read each value (a value is freed after
+// its last reader), which normalization nodes run fused with the
+// activation that follows them, and which inputs die at a node (and may be
+// written in place by its op, OpContext::donated).
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "eval/run/scope.h"
+
+namespace bnorm::eval {
+
+struct Plan {
+  std::vector<int> order;                          // topological
+  std::vector<std::vector<std::string>> reads;     // by node: every value it reads, subgraphs' included
+  std::unordered_map<std::string, int> uses;       // by value: how many nodes read it
+  std::vector<int> fused_with;                     // by node: the activation node it runs with, or -1
+};
+
+// Plans `g` in `env` (which holds its inputs and outer values); `pinned`
+// values (the graph's wanted outputs) are never fused away. With `fuse`
+// off (an observer wants every value), no node is fused. Error(input) at
+// the node when an input names no value.
+Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned, bool fuse);
+
+// By position, node `n`'s inputs whose value dies at it: held in `env`
+// itself (not an outer scope), a tensor, not pinned, read by no later node
+// (`uses`: readers still to run, n included) and read once by n, which has
+// no subgraph. nullptr elsewhere.
+std::vector<Tensor*> dying_inputs(const onnx::NodeProto& n, Env& env, const std::unordered_map<std::string, int>& uses,
+                                  const std::set<std::string>& pinned);
+
+}  // namespace bnorm::eval
