@@ -9,40 +9,11 @@
 #include "support/cli.h"
 #include "transforms/upgrade/upgrade.h"
 #include "transforms/upgrade/verify.h"
+#include "support/lower_support.h"
 #include "support/upgrade_support.h"
 
 using namespace bnorm;
 using namespace bnorm::test;
-
-namespace {
-
-Model net(int64_t opset) {
-  GraphBuilder b(opset);
-  Model m = b.model();
-  m.proto.set_ir_version(std::max<int64_t>(3, required_ir_version(opset)));
-  m.proto.mutable_graph()->set_name("g");
-  return m;
-}
-
-onnx::GraphProto& g(Model& m) { return *m.proto.mutable_graph(); }
-
-void input(Model& m, const std::string& name, DType t, const std::vector<int64_t>& dims) {
-  add_output(g(m), name, t, dims);
-  *g(m).add_input() = g(m).output(g(m).output_size() - 1);
-  g(m).mutable_output()->RemoveLast();
-}
-
-onnx::NodeProto& node(Model& m, const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
-                      const std::string& name) {
-  auto* n = g(m).add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (auto& i : in) n->add_input(i);
-  for (auto& o : out) n->add_output(o);
-  return *n;
-}
-
-}  // namespace
 
 TEST_CASE("DFT 17 <-> 20: the axis attribute (default 1) becomes an input (default -2) and back", "[upgrade][high]") {
   for (const int64_t axis : {int64_t{-1}, int64_t{1}, int64_t{2}}) {  // -1: the attribute left out

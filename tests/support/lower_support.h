@@ -1,5 +1,6 @@
 // What the lowering tests share (upgrade_lower_test.cpp,
-// upgrade_lower_experimental_test.cpp): models built node by node at an
+// upgrade_lower_experimental_test.cpp; upgrade_high_steps_test.cpp builds
+// its models the same way): models built node by node at an
 // opset (IR 3 at the lowest), constants of distinct values, and what the
 // report says of a node.
 #pragma once
