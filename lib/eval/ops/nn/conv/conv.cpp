@@ -121,20 +121,10 @@ void col2im(const T* col, int64_t channels, const Geometry& g, T* y) {
   }
 }
 
-template <typename T>
-void add_bias(T* y, const Tensor* b, int64_t n, int64_t m, int64_t spatial) {
-  if (!b) return;
-  const std::vector<T> vb = load_values<T>(*b);
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t c = 0; c < m; ++c) {
-      T* row = y + (i * m + c) * spatial;
-      for (int64_t s = 0; s < spatial; ++s) row[s] += vb[c];
-    }
-}
-
 // Columns [0, cols) of `rows` rows of Y, ld apart, each plus its bias (the
 // sum of the products rounded first, then the bias added: Conv's order).
-// Done on each stretch of columns as the product leaves it, in cache.
+// Conv does it on each stretch of columns as the product leaves it, in
+// cache; ConvTranspose on each image's rows once col2im has summed them.
 template <typename T>
 void add_bias_rows(T* y, int64_t ld, const T* bias, int64_t rows, int64_t cols) {
   if (!bias) return;
@@ -364,7 +354,9 @@ Tensors op_conv_transpose(const OpContext& ctx) {
         col2im(col.data(), mg, g, y.data() + (i * m + gi * mg) * os);
       }
     }
-    add_bias(y.data(), b, n, m, os);
+    std::vector<T> kb;
+    const T* vb = b ? values_as<T>(*b, kb) : nullptr;
+    for (int64_t i = 0; i < n; ++i) add_bias_rows(y.data() + i * m * os, os, vb, m, os);
     out[0] = make_tensor(x.dtype, ydims, y);
     return 0;
   });
