@@ -4,17 +4,23 @@ bench/model_speed.sh, which installs onnxruntime and writes the networks).
 
     /usr/bin/python3 bench/model_speed.py --bnorm BUILD/bnorm --node-path NODE_MODULES [--runs N] MODEL...
 
-bnorm: `bnorm eval MODEL --random 1` with OMP_NUM_THREADS=1, and the same
-for a copy of the model whose graph is one Identity of the input but keeps
-every initializer (the evaluator decodes them all): that copy costs the
-parse, the weights, the input and the summary, so the difference is the
-network's evaluation. Times are the CPU time (user + system, from wait4)
-of the fastest of N processes: on a machine shared with other work, CPU
-time of one thread is what the work costs, where wall time also counts the
-waiting. onnxruntime: the fastest CPU time of 4 N warm
+bnorm, two ways, with OMP_NUM_THREADS=1:
+- warm: `bnorm eval MODEL --random 1 --repeat 4N --json`, the least CPU
+  time of a run after the first (the first decodes the weights, which the
+  later runs reuse, as an onnxruntime session does): the counterpart of
+  onnxruntime's run, and the figure the ratio is of;
+- process: `bnorm eval MODEL --random 1`, the fastest of N processes, and
+  the same for a copy of the model whose graph is one Identity of the
+  input but keeps every initializer ("load": the parse, the input and the
+  summary; the weights are decoded on first use, so that copy reads none
+  of them): process - load = a cold evaluation, weights read and decoded
+  (column "cold").
+Times are CPU time (user + system): on a machine shared with other work,
+the CPU time of one thread is what the work costs, where wall time also
+counts the waiting. onnxruntime: the fastest CPU time of 4 N warm
 InferenceSession.run calls after one warm-up (intra_op_num_threads 1,
 inter_op 1, sequential, graph optimization 'all', its default), on an
-input of the same shape. ratio = bnorm eval / onnxruntime run.
+input of the same shape. ratio = bnorm warm / onnxruntime run.
 
 With --matmul (no models needed), onnxruntime's MatMul W[M, K] x X[K, N]
 on bench/gemm_bench.cpp's shapes instead, in GFLOP/s per CPU second of the
@@ -94,7 +100,7 @@ def main():
         ort_matmul(a.node_path)
         return 0
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    print(f"{'model':<12} {'process':>9} {'load':>9} {'eval':>9} {'ort run':>9} {'ratio':>6}   (CPU seconds)")
+    print(f"{'model':<12} {'process':>9} {'load':>9} {'cold':>9} {'warm':>9} {'ort run':>9} {'ratio':>6}   (CPU seconds)")
     with tempfile.TemporaryDirectory() as work:
         for path in a.models:
             model = onnx.load(path)
@@ -103,6 +109,9 @@ def main():
             noop_copy(model, noop)
             proc = min(cpu_seconds([a.bnorm, "eval", path, "--random", "1"], env) for _ in range(a.runs))
             load = min(cpu_seconds([a.bnorm, "eval", noop, "--random", "1"], env) for _ in range(a.runs))
+            r = subprocess.run([a.bnorm, "eval", path, "--random", "1", "--repeat", str(4 * a.runs + 1), "--json"],
+                               capture_output=True, text=True, env=env, check=True)
+            warm = json.loads(r.stdout)["timing"]["cpu_min_ms"] / 1e3
             vi = model.graph.input[0]
             shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
             raw = os.path.join(work, "in.bin")
@@ -115,8 +124,7 @@ def main():
             r = subprocess.run(["node", os.path.join(HERE, "ort", "run_model.js"), mfile], capture_output=True,
                                text=True, env=dict(os.environ, NODE_PATH=a.node_path), check=True)
             ort = json.loads(r.stdout)["min_cpu_ms"] / 1e3
-            ev = proc - load
-            print(f"{name:<12} {proc:9.3f} {load:9.3f} {ev:9.3f} {ort:9.4f} {ev / ort:6.2f}")
+            print(f"{name:<12} {proc:9.3f} {load:9.3f} {proc - load:9.3f} {warm:9.4f} {ort:9.4f} {warm / ort:6.2f}")
     return 0
 
 

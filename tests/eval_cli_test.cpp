@@ -86,3 +86,46 @@ TEST_CASE("eval without data for an input, or with a bad option, is a usage erro
   const auto mixed = run_cli({"eval", testdata("").string(), "--random", "1"});
   CHECK(mixed.exit_code == 2);
 }
+
+TEST_CASE("eval --repeat runs one model N times, weights decoded once, and times the runs", "[eval][cli][repeat]") {
+  const std::string model = testdata("small_cnn_opset9.onnx").string();
+  const auto once = run_cli({"eval", model, "--random", "3", "--json"});
+  REQUIRE(once.exit_code == 0);
+  const json one = json::parse(once.out);
+  CHECK(one["timing"].is_null());
+  const auto r = run_cli({"eval", model, "--random", "3", "--repeat", "4", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  // The outputs are the single run's (run 1's, which every later run repeated bit for bit).
+  CHECK(j["outputs"] == one["outputs"]);
+  const json& t = j["timing"];
+  CHECK(t["runs"] == 4);
+  CHECK(t["identical"] == true);
+  CHECK(t["threads"].get<int>() >= 1);
+  CHECK(t["min_ms"].get<double>() > 0);
+  CHECK(t["min_ms"].get<double>() <= t["median_ms"].get<double>());
+  CHECK(t["cpu_min_ms"].get<double>() <= t["cpu_median_ms"].get<double>());
+  const auto text = run_cli({"eval", model, "--random", "3", "--repeat", "2"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("timing: 2 runs on ") != std::string::npos);
+  // --float64 runs repeat too.
+  const auto f64 = run_cli({"eval", model, "--random", "3", "--repeat", "2", "--float64", "--json"});
+  INFO(f64.err);
+  CHECK(f64.exit_code == 0);
+  CHECK(json::parse(f64.out)["timing"]["identical"] == true);
+}
+
+TEST_CASE("eval --repeat applies to one model only, and takes a count from 1", "[eval][cli][repeat]") {
+  const std::string model = testdata("small_cnn_opset9.onnx").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"eval", model, "--random", "1", "--repeat", "0"},
+        std::vector<std::string>{"eval", model, "--random", "1", "--repeat", "x"},
+        std::vector<std::string>{"eval", model, "--compare", model, "--repeat", "2"},
+        std::vector<std::string>{"eval", std::string(ONNX_TESTDATA_DIR) + "/node", "--filter", "test_relu",
+                                 "--repeat", "2"}}) {
+    const auto r = run_cli(args);
+    INFO(args[args.size() - 3] << " " << r.err);
+    CHECK(r.exit_code == 2);
+  }
+}

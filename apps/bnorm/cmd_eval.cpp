@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "eval_cli.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "eval/backend/folders.h"
 #include "eval/report/compare.h"
 #include "eval/run/float64.h"
@@ -135,14 +136,8 @@ int run_model(const EvalCliOptions& o) {
   prepare_output_dir(o.output_dir);
   const Model model = load_model(o.paths[0]);
   const auto inputs = gather_inputs(o, model, o.seed.has_value());
-  std::map<std::string, Tensor> outputs;
-  if (o.float64) {
-    const std::string why = float64_blocker(model);
-    if (!why.empty()) throw Error(ErrorKind::unsupported, "--float64: the model has no float64 evaluation: " + why);
-    outputs = evaluate_float64(promote_to_float64(model), inputs);
-  } else {
-    outputs = evaluate(model, inputs);
-  }
+  const api::ModelRuns runs = api::run_model(model, inputs, o.float64, o.repeat);
+  const std::map<std::string, Tensor>& outputs = runs.outputs;
   std::vector<api::OutputStats> outs;
   for (const auto& out : model.proto.graph().output()) {
     const auto it = outputs.find(out.name());
@@ -166,7 +161,18 @@ int run_model(const EvalCliOptions& o) {
                                   shape_str(t.dims), st.min, st.max, st.mean, files.empty() ? "" : "  -> " + files[0]);
     }
   }
-  if (o.json) report_out() << json_text(api::model_document(o.paths[0], outs)) << "\n";
+  std::optional<api::Timing> timing;
+  if (o.repeat > 1) timing = runs.timing;
+  if (o.json) {
+    report_out() << json_text(api::model_document(o.paths[0], outs, timing)) << "\n";
+  } else if (timing) {
+    report_out() << api::timing_text(*timing) << "\n";
+  }
+  if (timing && !timing->differs.empty()) {
+    log().error("run {} of {} gave other bits than run 1 for output '{}': the evaluation is not deterministic",
+                timing->differing_run, o.repeat, timing->differs);
+    return kExitCheckFailed;
+  }
   return kExitOk;
 }
 
@@ -209,6 +215,10 @@ Runner add_eval(CLI::App& app) {
   sub->add_option("--rtol", opt->rtol_text, "Relative tolerance (folders: 1e-3; --compare fixed: 1e-4, 1e-2 for 16-bit types)");
   sub->add_option("--atol", opt->atol_text, "Absolute tolerance (folders: 1e-7; --compare fixed: 1e-5, 1e-2 for 16-bit types)");
   sub->add_flag("--float64", opt->float64, "One model: compute every floating tensor in double (docs/semantics.md)");
+  sub->add_option("--repeat", opt->repeat,
+                  "One model: run it N times on the same inputs, weights decoded once, and time the runs; "
+                  "every run must give the first's bits")
+      ->check(CLI::Range(1, 1000000));
   sub->add_flag("--json", opt->json, "Print the results as JSON (schema in docs/cli.md)");
   sub->add_flag("--trace", opt->trace, "--compare: compare every value both models compute, report the first divergence");
   sub->add_option("--junit", opt->junit, "Also write the results as JUnit XML to this file");
@@ -229,6 +239,7 @@ Runner add_eval(CLI::App& app) {
                                       "take a model, not folders");
       }
       if (opt->float64) throw Error(ErrorKind::usage, "--float64 runs one model, not test folders");
+      if (given(*sub, "--repeat")) throw Error(ErrorKind::usage, "--repeat times one model, not test folders");
       if (given(*sub, "--tolerance") || given(*sub, "--error-stat")) {
         throw Error(ErrorKind::usage, "--tolerance and --error-stat apply to --compare: test folders are judged with "
                                       "ONNX's own tolerances (--rtol, --atol)");
@@ -249,6 +260,7 @@ Runner add_eval(CLI::App& app) {
                           "without --random: it sets the values --random makes");
     refuse_without_effect(*sub, "--output-dir", opt->compare.empty(), "with --compare: it writes one model's outputs");
     refuse_without_effect(*sub, "--float64", opt->compare.empty(), "with --compare: A runs in float64 by itself (--tolerance auto)");
+    refuse_without_effect(*sub, "--repeat", opt->compare.empty(), "with --compare: it times one model's runs");
     refuse_without_effect(*sub, "--tolerance", !opt->compare.empty(), "without --compare: it chooses how two models are compared");
     refuse_without_effect(*sub, "--error-stat", !opt->compare.empty(), "without --compare: it chooses how two models are compared");
     try {

@@ -30,6 +30,7 @@ struct EvalCliOptions {
   bool json = false;
   bool trace = false;
   bool float64 = false;  // one model run in float64 (eval/run/float64.h)
+  int repeat = 1;        // one model run this many times, timed (--repeat)
   std::string inputs_dir, junit, report;
   // --junit and --report, planned before any work.
   OutputTarget junit_target, report_target;

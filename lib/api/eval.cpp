@@ -1,6 +1,12 @@
 // bnorm eval's work and documents: two models compared (bnorm.eval-compare/2),
 // one model run (bnorm.eval-model/1), conformance folders
 // (bnorm.eval-folders/1).
+#include <fmt/format.h>
+#include <omp.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -8,6 +14,7 @@
 #include "core/error.h"
 #include "eval/report/compare_models.h"
 #include "eval/run/evaluator.h"
+#include "eval/run/float64.h"
 #include "eval/run/random_inputs.h"
 #include "model/model.h"
 
@@ -158,14 +165,97 @@ Stats stats_of(const Tensor& t) {
   return {lo, hi, v.empty() ? 0 : sum / static_cast<double>(v.size())};
 }
 
-json model_document(const std::string& model, const std::vector<OutputStats>& outputs) {
+namespace {
+
+// This process's CPU time (every thread's), in ms.
+double cpu_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+// The first output of `a` whose type, shape or bits `b` does not repeat, or "".
+std::string differing_output(const std::map<std::string, Tensor>& a, const std::map<std::string, Tensor>& b) {
+  for (const auto& [name, t] : a) {
+    auto it = b.find(name);
+    if (it == b.end() || it->second.dtype != t.dtype || it->second.dims != t.dims || it->second.bytes != t.bytes) {
+      return name;
+    }
+  }
+  return {};
+}
+
+json timing_json(const Timing& t) {
+  auto least = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+  return {{"runs", t.wall_ms.size()},
+          {"threads", t.threads},
+          {"first_ms", t.wall_ms.front()},
+          {"min_ms", least(t.wall_ms)},
+          {"median_ms", median(t.wall_ms)},
+          {"cpu_min_ms", least(t.cpu_ms)},
+          {"cpu_median_ms", median(t.cpu_ms)},
+          {"identical", t.differs.empty()}};
+}
+
+}  // namespace
+
+ModelRuns run_model(const Model& model, const std::map<std::string, Tensor>& inputs, bool float64, int runs) {
+  std::optional<Model> promoted;
+  if (float64) {
+    const std::string why = float64_blocker(model);
+    if (!why.empty()) throw Error(ErrorKind::unsupported, "--float64: the model has no float64 evaluation: " + why);
+    promoted = promote_to_float64(model);
+  }
+  EvalCache cache;
+  EvalOptions options;
+  if (runs > 1) options.cache = &cache;
+  ModelRuns r;
+  r.timing.threads = omp_get_max_threads();
+  for (int k = 0; k < runs; ++k) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    const double cpu0 = cpu_ms();
+    auto out = promoted ? evaluate_float64(*promoted, inputs, options) : evaluate(model, inputs, options);
+    r.timing.cpu_ms.push_back(cpu_ms() - cpu0);
+    r.timing.wall_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0).count());
+    if (k == 0) {
+      r.outputs = std::move(out);
+      continue;
+    }
+    const std::string differs = differing_output(r.outputs, out);
+    if (!differs.empty() && r.timing.differs.empty()) {
+      r.timing.differs = differs;
+      r.timing.differing_run = k + 1;
+    }
+    for (auto& [name, t] : out) cache.pool.give(std::move(t.bytes));  // the next run's storage
+  }
+  return r;
+}
+
+std::string timing_text(const Timing& t) {
+  const std::vector<double>& w = t.wall_ms;
+  return fmt::format("timing: {} runs on {} thread{}: first {:.3f} ms, fastest {:.3f} ms, median {:.3f} ms; CPU fastest "
+                     "{:.3f} ms, median {:.3f} ms",
+                     w.size(), t.threads, t.threads == 1 ? "" : "s", w.front(), *std::min_element(w.begin(), w.end()),
+                     median(w), *std::min_element(t.cpu_ms.begin(), t.cpu_ms.end()), median(t.cpu_ms));
+}
+
+json model_document(const std::string& model, const std::vector<OutputStats>& outputs,
+                    const std::optional<Timing>& timing) {
   json outs = json::array();
   for (const auto& o : outputs) {
     const Stats s = stats_of(o.tensor);
     outs.push_back({{"name", o.name}, {"type", dtype_name(o.tensor.dtype)}, {"shape", o.tensor.dims}, {"min", s.min},
                     {"max", s.max}, {"mean", s.mean}, {"files", o.files}});
   }
-  return with_schema({{"model", model}, {"outputs", outs}}, "bnorm.eval-model/1");
+  return with_schema({{"model", model}, {"outputs", outs}, {"timing", timing ? timing_json(*timing) : json()}},
+                     "bnorm.eval-model/1");
 }
 
 json folders_document(const std::vector<FolderRow>& rows, const Tolerance& tol) {

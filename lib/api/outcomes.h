@@ -87,7 +87,25 @@ struct OutputStats {
   Tensor tensor;
   std::vector<std::string> files;
 };
-nlohmann::json model_document(const std::string& model, const std::vector<OutputStats>& outputs);
+// One model run `runs` times on the same inputs (bnorm eval --repeat),
+// weights decoded once (EvalCache); with `float64`, in float64 (its
+// blocker is Error(unsupported)).
+struct Timing {
+  int threads = 1;                      // OpenMP threads the runs could use
+  std::vector<double> wall_ms, cpu_ms;  // per run; CPU: every thread of the process
+  std::string differs;                  // the first output whose bits differ from run 1's, or ""
+  int differing_run = 0;                // the first run (from 1) that differs, or 0
+};
+struct ModelRuns {
+  std::map<std::string, Tensor> outputs;  // run 1's
+  Timing timing;
+};
+ModelRuns run_model(const Model& model, const std::map<std::string, Tensor>& inputs, bool float64, int runs);
+// "timing: 10 runs on 1 thread: first ..., fastest ..., median ...; CPU ...".
+std::string timing_text(const Timing& t);
+// `timing` only when the model ran more than once (the "timing" field, else null).
+nlohmann::json model_document(const std::string& model, const std::vector<OutputStats>& outputs,
+                              const std::optional<Timing>& timing = std::nullopt);
 // min, max and mean of a tensor's elements (NaN-free when the tensor is)
 struct Stats {
   double min, max, mean;

@@ -97,6 +97,13 @@ BufferPoolScope::BufferPoolScope() {
   }
 }
 
+BufferPoolScope::BufferPoolScope(BufferPool& pool) {
+  if (!tl_pool) {
+    tl_pool = &pool;
+    installed_ = true;
+  }
+}
+
 BufferPoolScope::~BufferPoolScope() {
   if (installed_) tl_pool = nullptr;
 }

@@ -66,9 +66,13 @@ Tensor tensor_for_overwrite(DType t, std::vector<int64_t> dims);
 // is installed.
 Tensor pooled_copy(const Tensor& x);
 
+// Installs a pool on this thread while it lives, unless one is installed
+// already: its own, or `pool`, which the caller keeps from one run to the
+// next (EvalCache).
 class BufferPoolScope {
  public:
   BufferPoolScope();
+  explicit BufferPoolScope(BufferPool& pool);
   ~BufferPoolScope();
   BufferPoolScope(const BufferPoolScope&) = delete;
   BufferPoolScope& operator=(const BufferPoolScope&) = delete;

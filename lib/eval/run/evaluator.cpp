@@ -63,6 +63,10 @@ class Runner {
   // Runs `g` in `env` (which already holds its inputs) and returns `wanted`.
   Values run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted);
 
+  // Values of the main graph held to the end of the run, as wanted
+  // outputs are (never freed, never written in place): EvalCache's weights.
+  void hold(std::set<std::string> names) { held_ = std::move(names); }
+
   Plan plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const {
     // An observer sees every node's output, so nothing is fused away.
     const bool fuse = options_.fuse_activations && !options_.on_value && !options_.replace;
@@ -96,6 +100,7 @@ class Runner {
   std::filesystem::path dir_;
   const Model* model_;
   const onnx::GraphProto* main_;
+  std::set<std::string> held_;
 };
 
 void Runner::observe(const onnx::GraphProto& g, int k, const Env& env) const {
@@ -276,7 +281,8 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
 
 Values Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted) {
   eval::check_supported(g, opset_);
-  const std::set<std::string> pinned(wanted.begin(), wanted.end());
+  std::set<std::string> pinned(wanted.begin(), wanted.end());
+  if (&g == main_) pinned.insert(held_.begin(), held_.end());
   const Plan p = plan(g, env, pinned);
   return run_planned(g, p, env, wanted, pinned);
 }
@@ -350,8 +356,15 @@ bool eval_supports(const std::string& op_type, int64_t opset) {
 std::map<std::string, eval::Value> evaluate_values(const Model& model, const std::map<std::string, eval::Value>& inputs,
                                                    const EvalOptions& options) {
   const onnx::GraphProto& g = model.proto.graph();
-  // Storage of values past their last use serves later outputs (memory planning).
-  const BufferPoolScope pool;
+  EvalCache* cache = options.cache;
+  if (cache && cache->model && (cache->model != &model || cache->float64 != options.float64)) {
+    fail(ErrorKind::usage, "an evaluation cache belongs to one model and one float64 setting");
+  }
+  // Storage of values past their last use serves later outputs (memory
+  // planning); with a cache, from one run to the next too.
+  std::optional<BufferPoolScope> pool;
+  if (cache) pool.emplace(cache->pool);
+  else pool.emplace();
   Runner runner(model, options);
   eval::check_supported(g, default_opset(model.proto));
   std::unordered_set<std::string> initializers;
@@ -373,12 +386,29 @@ std::map<std::string, eval::Value> evaluate_values(const Model& model, const std
     if (!declared.count(name)) fail(ErrorKind::usage, "'{}' is not an input of the model", name);
   }
   runner.add_initializers(g, env);
+  std::set<std::string> weights;  // the initializers the cache keeps (given inputs override theirs)
+  if (cache) {
+    cache->model = &model;
+    cache->float64 = options.float64;
+    for (const auto& [name, t] : env.lazy) weights.insert(name);
+    for (auto& [name, t] : cache->weights) {
+      if (env.lazy.erase(name)) env.values[name] = Value::of(std::move(t));
+    }
+    cache->weights.clear();
+    runner.hold(weights);
+  }
   std::vector<std::string> wanted = options.outputs;
   if (wanted.empty()) {
     for (const auto& o : g.output()) wanted.push_back(o.name());
   }
   const Stopwatch took;
   Values values = runner.run_graph(g, env, wanted);
+  if (cache) {
+    for (const auto& name : weights) {
+      auto it = env.values.find(name);
+      if (it != env.values.end() && it->second.is_tensor()) cache->weights[name] = std::move(it->second.tensor);
+    }
+  }
   log().debug("evaluated {} nodes of {} ({:.1f} ms)", g.node_size(), model.path.string(), took.ms());
   std::map<std::string, Value> out;
   for (size_t i = 0; i < wanted.size(); ++i) out[wanted[i]] = std::move(values[i]);

@@ -30,13 +30,32 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "eval/run/op.h"
+#include "model/buffer_pool.h"
 #include "model/model.h"
 #include "model/tensor.h"
 
 namespace bnorm {
+
+// What a caller running one model many times keeps between the runs
+// (`bnorm eval --repeat`): the main graph's decoded initializers and the
+// storage pool. The first run decodes each initializer as it is first
+// used and fills the cache; later runs take them from it instead of
+// decoding again, and give them back at the end. While a cache is given,
+// initializers are never freed or written in place during a run (a run
+// holds every weight it has used), so every run computes from the same
+// weights. An initializer that is also a wanted output leaves with the
+// outputs and is decoded again next time. A cache belongs to one model
+// and one EvalOptions::float64 setting: given to another, Error(usage).
+struct EvalCache {
+  const Model* model = nullptr;
+  bool float64 = false;
+  std::unordered_map<std::string, Tensor> weights;
+  BufferPool pool;
+};
 
 // What a run did, for tests and reports.
 struct EvalStats {
@@ -64,6 +83,8 @@ struct EvalOptions {
   const std::map<std::string, Tensor>* replace = nullptr;
   // When set, filled in (subgraph runs included).
   EvalStats* stats = nullptr;
+  // When set, weights and storage kept from one run to the next (EvalCache).
+  EvalCache* cache = nullptr;
   // When set, called with (value name, producer node label as
   // node_label(graph, index), tensor) for each tensor output of each node
   // of the main graph as it is produced (sequences and optionals are not

@@ -395,3 +395,49 @@ TEST_CASE("inputs written in place are only values that die at the node", "[eval
     bnorm::test::check_close(r.at("out").to_f64(), want_out, 1e-3, 1e-5);
   }
 }
+
+TEST_CASE("runs sharing an EvalCache decode weights once and never write them in place", "[eval][cache]") {
+  // Relu(w) is the last use of the initializer w: without the cache's hold
+  // the Relu would write it in place, and the next run would start from
+  // max(w, 0).
+  GraphBuilder g(15);
+  g.input("x", DType::float32, {4});
+  g.initializer("w", Tensor::from_f64(DType::float32, {4}, {-1, 2, -3, 4}));
+  g.initializer("w2", Tensor::from_f64(DType::float32, {4}, {5, -6, 7, -8}));
+  g.node("Relu", {"w"}, {"rw"});
+  g.node("Add", {"x", "rw"}, {"y"});
+  g.output("y");
+  g.output("w2");  // an initializer that is also an output leaves with the outputs
+  const Tensor x = Tensor::from_f64(DType::float32, {4}, {0.5, 0.5, 0.5, 0.5});
+  bnorm::EvalCache cache;
+  bnorm::EvalOptions opts;
+  opts.cache = &cache;
+  const std::vector<double> want{0.5, 2.5, 0.5, 4.5};
+  for (int run = 0; run < 3; ++run) {
+    INFO("run " << run + 1);
+    const auto r = evaluate(g.model(), {{"x", x}}, opts);
+    REQUIRE(r.at("y").to_f64() == want);
+    REQUIRE(r.at("w2").to_f64() == std::vector<double>{5, -6, 7, -8});
+    // The weights the run used are back in the cache, as decoded.
+    REQUIRE(cache.weights.count("w") == 1);
+    REQUIRE(cache.weights.at("w").to_f64() == std::vector<double>{-1, 2, -3, 4});
+  }
+}
+
+TEST_CASE("an EvalCache given with another model or float64 setting is a usage error", "[eval][cache][errors]") {
+  GraphBuilder g(15);
+  g.input("x", DType::float32, {2});
+  g.initializer("w", Tensor::from_f64(DType::float32, {2}, {1, 2}));
+  g.node("Add", {"x", "w"}, {"y"});
+  g.output("y");
+  const bnorm::Model a = g.model();
+  const bnorm::Model b = g.model();
+  const Tensor x = Tensor::from_f64(DType::float32, {2}, {1, 1});
+  bnorm::EvalCache cache;
+  bnorm::EvalOptions opts;
+  opts.cache = &cache;
+  REQUIRE(evaluate(a, {{"x", x}}, opts).at("y").to_f64() == std::vector<double>{2, 3});
+  const Error e = error_of([&] { evaluate(b, {{"x", x}}, opts); });
+  REQUIRE(e.kind() == ErrorKind::usage);
+  REQUIRE_THAT(e.message(), Catch::Contains("one model"));
+}
