@@ -9,7 +9,7 @@
 //                    units (there 8 x 2 tiles of 512-bit vectors measured
 //                    70 GFLOP/s where these measured 83 to 91).
 // Both give the same bits: each element's fused multiply-adds are the same.
-#pragma GCC optimize("fp-contract=off")
+#pragma GCC optimize("fp-contract=off", "no-tree-loop-distribute-patterns")
 #pragma GCC diagnostic ignored "-Wpsabi"  // vector arguments of always-inlined helpers
 
 #include "kernels/gemm_impl.h"

@@ -77,6 +77,16 @@ inline void gemm_edge(const T* a, size_t as, const T* panel, size_t kc, T* c, si
   for (size_t i = 0; i < R; ++i) std::memcpy(c + i * ldc, tile + i * NR, nr * sizeof(T));
 }
 
+// n elements from src to dst in vectors of V (a library memcpy of a few
+// hundred bytes costs as much again in its setup: `rep movs` here).
+template <class V, class T>
+inline void gemm_copy(const T* src, T* dst, size_t n) noexcept {
+  constexpr size_t L = simd::lanes<V>();
+  size_t j = 0;
+  for (; j + L <= n; j += L) simd::store_bits(dst + j, simd::load_bits<V>(src + j));
+  for (; j < n; ++j) dst[j] = src[j];
+}
+
 // Panels of B per block packed at once: B's rows are read in runs of
 // kPanels * NR elements, which the hardware prefetchers follow.
 constexpr size_t kPanels = 8;
@@ -88,7 +98,7 @@ template <class V, size_t R, size_t NV, class T>
 inline void gemm_rows(const T* a, size_t lda, const T* block, size_t kc, size_t nc, T* c, size_t ldc, bool load,
                       T* apack) noexcept {
   constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>(), AS = gemm_as<V, NV, T>();
-  for (size_t i = 0; i < R; ++i) std::memcpy(apack + i * AS, a + i * lda, kc * sizeof(T));
+  for (size_t i = 0; i < R; ++i) gemm_copy<V>(a + i * lda, apack + i * AS, kc);
   for (size_t q = 0; q * NR < nc; ++q) {
     const size_t nr = std::min(NR, nc - q * NR);
     if (nr == NR) {
@@ -106,7 +116,7 @@ inline void gemm_pack_b(const T* b, size_t ldb, size_t kc, size_t nc, T* block) 
     for (size_t q = 0; q * NR < nc; ++q) {
       T* dst = block + q * KC * NR + p * NR;
       const size_t nr = std::min(NR, nc - q * NR);
-      std::memcpy(dst, row + q * NR, nr * sizeof(T));
+      gemm_copy<V>(row + q * NR, dst, nr);
       std::fill(dst + nr, dst + NR, T(0));
     }
   }
@@ -146,6 +156,14 @@ inline void gemm_body(const T* a, size_t lda, const T* b, size_t ldb, T* c, size
       T* cp = c + j0;
       size_t i = 0;
       for (; m - i >= MR; i += MR) {
+        // The next tile's rows of A are asked for now, while this one
+        // computes: each is a short run (kc elements) of a row, which the
+        // hardware prefetchers do not follow from one row to the next.
+        const size_t next = std::min(m, i + 2 * MR);
+        for (size_t r = i + MR; r < next; ++r) {
+          const char* row = reinterpret_cast<const char*>(ap + r * lda);
+          for (size_t off = 0; off < kc * sizeof(T); off += 64) __builtin_prefetch(row + off, 0, 2);
+        }
         gemm_rows<V, MR, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
       }
       if constexpr (MR > 4) {

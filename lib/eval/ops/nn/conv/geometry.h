@@ -75,16 +75,24 @@ void im2col(const T* x, int64_t channels, const ConvGeometry& g, int64_t j0, int
           int64_t lo, hi;
           valid_range(ow, g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
           T* dst = col + row * width;
+          // Output line (oz, oy) and column ox0 of position j, stepped
+          // along rather than divided out again at each line.
+          int64_t oz = j0 / ow / g.out[1], oy = j0 / ow % g.out[1], ox0 = j0 % ow;
           for (int64_t j = j0; j < j1;) {
-            const int64_t line = j / ow, ox0 = j % ow, ox1 = std::min(ow, ox0 + (j1 - j));
-            const int64_t iz = line / g.out[1] * g.stride[0] - g.pad[0] + kz * g.dil[0];
-            const int64_t iy = line % g.out[1] * g.stride[1] - g.pad[1] + ky * g.dil[1];
+            const int64_t ox1 = std::min(ow, ox0 + (j1 - j));
+            const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dil[0];
+            const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dil[1];
             // Only rows inside X get a pointer: X may even be empty (null data).
             const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
             im2col_stretch(inside ? xc + (iz * g.in[1] + iy) * g.in[2] : nullptr, g, kx * g.dil[2], lo, hi, ox0,
                            ox1, dst, pad);
             dst += ox1 - ox0;
             j += ox1 - ox0;
+            ox0 = 0;
+            if (++oy == g.out[1]) {
+              oy = 0;
+              ++oz;
+            }
           }
         }
   }
