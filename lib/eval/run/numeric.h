@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
@@ -79,6 +80,21 @@ std::vector<T> load_values(const Tensor& t) {
     default: fail(ErrorKind::unsupported, "values of type {} are not supported", dtype_name(t.dtype));
   }
   return out;
+}
+
+// The tensor type that holds T: float32 for float, float64 for double.
+template <typename T>
+constexpr DType dtype_of() {
+  return std::is_same_v<T, double> ? DType::float64 : DType::float32;
+}
+
+// t's values as T: its own storage when it holds T, else a converted copy
+// kept in `keep`.
+template <typename T>
+const T* values_as(const Tensor& t, std::vector<T>& keep) {
+  if (t.dtype == dtype_of<T>()) return t.data<T>();
+  keep = load_values<T>(t);
+  return keep.data();
 }
 
 // Stores `v` (out.numel() values) into floating tensor `out`, rounding once

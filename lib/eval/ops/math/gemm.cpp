@@ -7,9 +7,11 @@
 //           row vector and a 1-D second operand a column vector (the added
 //           axis is removed from the result).
 // float/float16/bfloat16 compute in float, double in double: each element of
-// A' * B' summed in k order, every product and sum rounded apart
-// (gemm_kernel.h), then Gemm's alpha product and beta * C sum. MatMul with
+// A' * B' summed in k order, each product fused with its sum and rounded
+// once (gemm_kernel.h), then Gemm's alpha product and beta * C sum. MatMul with
 // one B for every batch multiplies all of A's rows at once (same sums).
+#include <algorithm>
+
 #include "model/attrs.h"
 #include "eval/ops/math/gemm_kernel.h"
 #include "eval/run/numeric.h"
@@ -20,11 +22,20 @@ namespace bnorm::eval {
 
 namespace {
 
+// The [cols, rows] transpose of row-major v[rows, cols], in square blocks
+// (a fully connected layer's weights are a few MiB: a row at a time, every
+// write would miss the cache).
 template <typename T>
-std::vector<T> transposed(const std::vector<T>& v, int64_t rows, int64_t cols) {
-  std::vector<T> t(v.size());
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = v[r * cols + c];
+std::vector<T> transposed(const T* v, int64_t rows, int64_t cols) {
+  constexpr int64_t kBlock = 32;
+  std::vector<T> t(static_cast<size_t>(rows * cols));
+  for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+    const int64_t r1 = std::min(rows, r0 + kBlock);
+    for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+      const int64_t c1 = std::min(cols, c0 + kBlock);
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t c = c0; c < c1; ++c) t[c * rows + r] = v[r * cols + c];
+    }
   }
   return t;
 }
@@ -51,11 +62,19 @@ Tensors op_gemm(const OpContext& ctx) {
   Tensors out(1);
   with_float_type(a.dtype, "input 'A'", [&](auto tag) {
     using T = decltype(tag);
-    std::vector<T> va = load_values<T>(a), vb = load_values<T>(b);
-    if (ta) va = transposed(va, a.dims[0], a.dims[1]);
-    if (tb) vb = transposed(vb, b.dims[0], b.dims[1]);
+    std::vector<T> ka, kb;
+    const T* pa = values_as<T>(a, ka);
+    const T* pb = values_as<T>(b, kb);
+    if (ta) {
+      ka = transposed(pa, a.dims[0], a.dims[1]);
+      pa = ka.data();
+    }
+    if (tb) {
+      kb = transposed(pb, b.dims[0], b.dims[1]);
+      pb = kb.data();
+    }
     std::vector<T> y(static_cast<size_t>(m * n));
-    gemm<T>(va.data(), k, vb.data(), n, y.data(), n, m, n, k, false);
+    gemm<T>(pa, k, pb, n, y.data(), n, m, n, k, false);
     const T al = static_cast<T>(alpha), be = static_cast<T>(beta);
     for (T& v : y) v *= al;
     if (c && beta != 0) {

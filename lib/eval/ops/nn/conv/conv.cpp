@@ -135,19 +135,6 @@ void add_bias_rows(T* y, int64_t ld, const T* bias, int64_t rows, int64_t cols) 
   }
 }
 
-template <typename T>
-constexpr DType dtype_of() {
-  return std::is_same_v<T, double> ? DType::float64 : DType::float32;
-}
-
-// t's values as T: its own storage when it holds T, else a copy in `keep`.
-template <typename T>
-const T* values_as(const Tensor& t, std::vector<T>& keep) {
-  if (t.dtype == dtype_of<T>()) return t.data<T>();
-  keep = load_values<T>(t);
-  return keep.data();
-}
-
 // How one image and group is computed: the direct kernel when the group
 // has one input channel and the convolution is 1-D or 2-D (same bits as
 // im2col + gemm, kernels/conv_plane.h), X itself as gemm's B for a 1x1
