@@ -11,10 +11,12 @@
 #include <fmt/format.h>
 
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "core/error.h"
 #include "core/log.h"
@@ -66,6 +68,11 @@ class Runner {
   // Values of the main graph held to the end of the run, as wanted
   // outputs are (never freed, never written in place): EvalCache's weights.
   void hold(std::set<std::string> names) { held_ = std::move(names); }
+  // With a cache: main-graph nodes whose inputs are all constant
+  // (initializers, or outputs of such nodes) run once; their outputs are
+  // held, kept in the cache, and later runs take them from it.
+  void cache_constants(EvalCache* cache) { cache_ = cache; }
+  const std::set<std::string>& constant_outputs() const { return constant_outputs_; }
 
   Plan plan(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned) const {
     // An observer sees every node's output, so nothing is fused away.
@@ -95,13 +102,52 @@ class Runner {
   // Reports node k's tensor outputs to options_.on_value (main graph only).
   void observe(const onnx::GraphProto& g, int k, const Env& env) const;
 
+  // A constant node's outputs from the cache, when it has them all: then
+  // they are moved into `env` and the node need not run.
+  bool from_cache(const onnx::NodeProto& n, Env& env) const {
+    for (const auto& o : n.output()) {
+      if (!o.empty() && !cache_->weights.count(o)) return false;
+    }
+    for (const auto& o : n.output()) {
+      if (o.empty()) continue;
+      auto it = cache_->weights.find(o);
+      env.values[o] = Value::of(std::move(it->second));
+      cache_->weights.erase(it);
+    }
+    return true;
+  }
+
   const EvalOptions& options_;
   int64_t opset_;
   std::filesystem::path dir_;
   const Model* model_;
   const onnx::GraphProto* main_;
   std::set<std::string> held_;
+  EvalCache* cache_ = nullptr;
+  std::vector<bool> constant_;  // by main-graph node: its outputs are constant
+  std::set<std::string> constant_outputs_;
 };
+
+// Nodes of `g`, in plan order, whose every input is constant: one of
+// `constants` (initializers) or an output of another such node. Nodes with
+// subgraphs are left out (their bodies may read anything).
+std::vector<bool> constant_nodes(const onnx::GraphProto& g, const Plan& p, std::set<std::string> constants) {
+  std::vector<bool> out(g.node_size(), false);
+  for (int i : p.order) {
+    const auto& n = g.node(i);
+    const bool subgraph = std::any_of(n.attribute().begin(), n.attribute().end(),
+                                      [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size() > 0; });
+    if (subgraph) continue;
+    bool all = true;
+    for (const auto& in : n.input()) all = all && (in.empty() || constants.count(in));
+    if (!all) continue;
+    out[i] = true;
+    for (const auto& o : n.output()) {
+      if (!o.empty()) constants.insert(o);
+    }
+  }
+  return out;
+}
 
 void Runner::observe(const onnx::GraphProto& g, int k, const Env& env) const {
   if (!options_.on_value || &g != main_) return;
@@ -282,8 +328,24 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
 Values Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector<std::string>& wanted) {
   eval::check_supported(g, opset_);
   std::set<std::string> pinned(wanted.begin(), wanted.end());
-  if (&g == main_) pinned.insert(held_.begin(), held_.end());
-  const Plan p = plan(g, env, pinned);
+  if (&g != main_) return run_planned(g, plan(g, env, pinned), env, wanted, pinned);
+  pinned.insert(held_.begin(), held_.end());
+  Plan p = plan(g, env, pinned);
+  // An observer or a replacement must see every node run.
+  if (cache_ && !options_.on_value && !options_.replace) {
+    constant_ = constant_nodes(g, p, held_);
+    for (int i = 0; i < g.node_size(); ++i) {
+      if (!constant_[i]) continue;
+      for (const auto& o : g.node(i).output()) {
+        if (!o.empty()) constant_outputs_.insert(o);
+      }
+    }
+    if (!constant_outputs_.empty()) {
+      // Held like the weights: never freed, written in place or fused away.
+      pinned.insert(constant_outputs_.begin(), constant_outputs_.end());
+      p = plan(g, env, pinned);
+    }
+  }
   return run_planned(g, p, env, wanted, pinned);
 }
 
@@ -304,6 +366,12 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
   const bool trace = top && log().should_log(spdlog::level::trace);
   for (int i : p.order) {
     if (done[i]) continue;
+    if (top && !constant_.empty() && constant_[i] && from_cache(g.node(i), env)) {
+      done[i] = true;
+      if (top) phase->advance(1);
+      release(i);
+      continue;
+    }
     const Stopwatch took;
     const bool fused = run_node(g, p, i, env, uses, pinned);
     if (top) phase->advance(fused ? 2 : 1);
@@ -391,11 +459,16 @@ std::map<std::string, eval::Value> evaluate_values(const Model& model, const std
     cache->model = &model;
     cache->float64 = options.float64;
     for (const auto& [name, t] : env.lazy) weights.insert(name);
-    for (auto& [name, t] : cache->weights) {
-      if (env.lazy.erase(name)) env.values[name] = Value::of(std::move(t));
+    for (auto it = cache->weights.begin(); it != cache->weights.end();) {
+      if (env.lazy.erase(it->first)) {
+        env.values[it->first] = Value::of(std::move(it->second));
+        it = cache->weights.erase(it);
+      } else {
+        ++it;  // a constant node's output: taken when the node's turn comes
+      }
     }
-    cache->weights.clear();
     runner.hold(weights);
+    runner.cache_constants(cache);
   }
   std::vector<std::string> wanted = options.outputs;
   if (wanted.empty()) {
@@ -404,9 +477,13 @@ std::map<std::string, eval::Value> evaluate_values(const Model& model, const std
   const Stopwatch took;
   Values values = runner.run_graph(g, env, wanted);
   if (cache) {
-    for (const auto& name : weights) {
-      auto it = env.values.find(name);
-      if (it != env.values.end() && it->second.is_tensor()) cache->weights[name] = std::move(it->second.tensor);
+    cache->weights.clear();
+    const std::set<std::string>& constants = runner.constant_outputs();
+    for (const std::set<std::string>* names : {&std::as_const(weights), &constants}) {
+      for (const auto& name : *names) {
+        auto it = env.values.find(name);
+        if (it != env.values.end() && it->second.is_tensor()) cache->weights[name] = std::move(it->second.tensor);
+      }
     }
   }
   log().debug("evaluated {} nodes of {} ({:.1f} ms)", g.node_size(), model.path.string(), took.ms());

@@ -41,15 +41,19 @@
 namespace bnorm {
 
 // What a caller running one model many times keeps between the runs
-// (`bnorm eval --repeat`): the main graph's decoded initializers and the
-// storage pool. The first run decodes each initializer as it is first
-// used and fills the cache; later runs take them from it instead of
-// decoding again, and give them back at the end. While a cache is given,
-// initializers are never freed or written in place during a run (a run
-// holds every weight it has used), so every run computes from the same
-// weights. An initializer that is also a wanted output leaves with the
-// outputs and is decoded again next time. A cache belongs to one model
-// and one EvalOptions::float64 setting: given to another, Error(usage).
+// (`bnorm eval --repeat`): the main graph's decoded initializers, the
+// outputs of its constant nodes, and the storage pool. The first run
+// decodes each initializer as it is first used and fills the cache; later
+// runs take them from it instead of decoding again, and give them back at
+// the end. A constant node (every input an initializer the caller did not
+// override, or a constant node's output; no subgraph) runs in the first run
+// only: later runs take its outputs from the cache, unless an observer
+// (on_value) or `replace` is set, which see every node run. While a cache
+// is given, these values are never freed, fused away or written in place
+// during a run, so every run computes from the same ones. One that is also
+// a wanted output leaves with the outputs and is made again next time. A
+// cache belongs to one model, unchanged between the runs, and one
+// EvalOptions::float64 setting: given to another, Error(usage).
 struct EvalCache {
   const Model* model = nullptr;
   bool float64 = false;
@@ -59,7 +63,7 @@ struct EvalCache {
 
 // What a run did, for tests and reports.
 struct EvalStats {
-  int nodes_run = 0;  // op calls (a fused pair counts once)
+  int nodes_run = 0;  // op calls (a fused pair counts once; constant nodes taken from an EvalCache not at all)
   int fused = 0;      // normalization nodes run fused with their activation
 };
 

@@ -441,3 +441,52 @@ TEST_CASE("an EvalCache given with another model or float64 setting is a usage e
   REQUIRE(e.kind() == ErrorKind::usage);
   REQUIRE_THAT(e.message(), Catch::Contains("one model"));
 }
+
+TEST_CASE("runs sharing an EvalCache compute nodes of constants once", "[eval][cache]") {
+  // Neg(w) and Relu of it read only constants: run 1 computes them, later
+  // runs take their outputs from the cache; Add reads the input and runs
+  // every time. Relu's output is written in place of nothing it reads.
+  GraphBuilder g(15);
+  g.input("x", DType::float32, {3});
+  g.initializer("w", Tensor::from_f64(DType::float32, {3}, {1, -2, 3}));
+  g.node("Neg", {"w"}, {"nw"});
+  g.node("Relu", {"nw"}, {"rw"});
+  g.node("Add", {"x", "rw"}, {"y"});
+  g.output("y");
+  const Tensor x = Tensor::from_f64(DType::float32, {3}, {10, 20, 30});
+  bnorm::EvalCache cache;
+  bnorm::EvalStats stats;
+  bnorm::EvalOptions opts;
+  opts.cache = &cache;
+  opts.stats = &stats;
+  for (int run = 0; run < 3; ++run) {
+    INFO("run " << run + 1);
+    stats = {};
+    REQUIRE(evaluate(g.model(), {{"x", x}}, opts).at("y").to_f64() == std::vector<double>{10, 22, 30});
+    CHECK(stats.nodes_run == (run == 0 ? 3 : 1));
+    CHECK(cache.weights.count("rw") == 1);
+  }
+  // An observer sees every node: nothing is taken from the cache then.
+  int seen = 0;
+  opts.on_value = [&](const std::string&, const std::string&, const Tensor&) { ++seen; };
+  stats = {};
+  REQUIRE(evaluate(g.model(), {{"x", x}}, opts).at("y").to_f64() == std::vector<double>{10, 22, 30});
+  CHECK(seen == 3);
+  CHECK(stats.nodes_run == 3);
+  // A given input that overrides an initializer makes what reads it no constant.
+  opts.on_value = nullptr;
+  GraphBuilder h(15);
+  h.input("x", DType::float32, {3});
+  h.input("w", DType::float32, {3});
+  h.initializer("w", Tensor::from_f64(DType::float32, {3}, {1, -2, 3}));
+  h.node("Neg", {"w"}, {"nw"});
+  h.node("Add", {"x", "nw"}, {"y"});
+  h.output("y");
+  bnorm::EvalCache cache2;
+  opts.cache = &cache2;
+  for (double v : {1.0, 2.0}) {
+    const Tensor w = Tensor::from_f64(DType::float32, {3}, {v, v, v});
+    REQUIRE(evaluate(h.model(), {{"x", x}, {"w", w}}, opts).at("y").to_f64() ==
+            std::vector<double>{10 - v, 20 - v, 30 - v});
+  }
+}
