@@ -66,6 +66,27 @@ Tensor tensor_for_overwrite(DType t, std::vector<int64_t> dims);
 // is installed.
 Tensor pooled_copy(const Tensor& x);
 
+// Scratch storage of `n` bytes (of unspecified value) for one op's work,
+// from this thread's pool when one is installed, and given back to it
+// when the scratch goes: an im2col buffer reused from one Conv to the next
+// instead of mapped and zero-filled by the kernel for each.
+class PooledScratch {
+ public:
+  explicit PooledScratch(size_t n) : bytes_(storage_for_overwrite(n)) {}
+  ~PooledScratch() {
+    if (BufferPool* pool = current_buffer_pool()) pool->give(std::move(bytes_));
+  }
+  PooledScratch(const PooledScratch&) = delete;
+  PooledScratch& operator=(const PooledScratch&) = delete;
+  template <class T>
+  T* as() noexcept {
+    return reinterpret_cast<T*>(bytes_.data());
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
 // Installs a pool on this thread while it lives, unless one is installed
 // already: its own, or `pool`, which the caller keeps from one run to the
 // next (EvalCache).

@@ -16,19 +16,19 @@
 #include "eval/ops/math/gemm_kernel.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
+#include "model/buffer_pool.h"
 #include "eval/ops/math/ops.h"
 
 namespace bnorm::eval {
 
 namespace {
 
-// The [cols, rows] transpose of row-major v[rows, cols], in square blocks
+// t = the [cols, rows] transpose of row-major v[rows, cols], in square blocks
 // (a fully connected layer's weights are a few MiB: a row at a time, every
 // write would miss the cache).
 template <typename T>
-std::vector<T> transposed(const T* v, int64_t rows, int64_t cols) {
+void transpose_into(const T* v, int64_t rows, int64_t cols, T* t) {
   constexpr int64_t kBlock = 32;
-  std::vector<T> t(static_cast<size_t>(rows * cols));
   for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
     const int64_t r1 = std::min(rows, r0 + kBlock);
     for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
@@ -37,7 +37,6 @@ std::vector<T> transposed(const T* v, int64_t rows, int64_t cols) {
         for (int64_t c = c0; c < c1; ++c) t[c * rows + r] = v[r * cols + c];
     }
   }
-  return t;
 }
 
 }  // namespace
@@ -65,13 +64,15 @@ Tensors op_gemm(const OpContext& ctx) {
     std::vector<T> ka, kb;
     const T* pa = values_as<T>(a, ka);
     const T* pb = values_as<T>(b, kb);
+    // Transposed copies in storage of the run's pool (a layer's weights, every run).
+    PooledScratch sa(ta ? a.dims[0] * a.dims[1] * sizeof(T) : 0), sb(tb ? b.dims[0] * b.dims[1] * sizeof(T) : 0);
     if (ta) {
-      ka = transposed(pa, a.dims[0], a.dims[1]);
-      pa = ka.data();
+      transpose_into(pa, a.dims[0], a.dims[1], sa.as<T>());
+      pa = sa.as<T>();
     }
     if (tb) {
-      kb = transposed(pb, b.dims[0], b.dims[1]);
-      pb = kb.data();
+      transpose_into(pb, b.dims[0], b.dims[1], sb.as<T>());
+      pb = sb.as<T>();
     }
     std::vector<T> y(static_cast<size_t>(m * n));
     gemm<T>(pa, k, pb, n, y.data(), n, m, n, k, false);

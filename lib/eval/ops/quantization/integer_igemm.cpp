@@ -1,4 +1,5 @@
 // See integer_igemm.h.
+#include "model/buffer_pool.h"
 #include "eval/ops/quantization/integer_igemm.h"
 
 #include <algorithm>
@@ -80,7 +81,7 @@ bool igemm_conv(const OpContext& ctx, const Tensor& x, const Tensor* xzp, const 
   // Columns of the im2col matrix made at once: about 256 KiB, whole blocks
   // of igemm's panels.
   const int64_t width = std::min(os, std::max<int64_t>(256, (int64_t{1} << 18) / std::max<int64_t>(k, 1) / 256 * 256));
-  std::unique_ptr<uint8_t[]> col(direct ? nullptr : new uint8_t[static_cast<size_t>(k * width)]);
+  PooledScratch col(direct ? 0 : static_cast<size_t>(k * width));
   // The padding holds the zero point, so that it adds nothing (x - x_zp = 0).
   const auto pad = static_cast<uint8_t>(zx.empty() ? 0 : zx[0]);
   const auto* vx = x.data<uint8_t>();
@@ -99,8 +100,8 @@ bool igemm_conv(const OpContext& ctx, const Tensor& x, const Tensor* xzp, const 
       }
       for (int64_t j0 = 0; j0 < os; j0 += width) {
         const int64_t j1 = std::min(os, j0 + width);
-        im2col(xg, cg, g, j0, j1, col.get(), pad);
-        kernels::igemm(wa, operand(col.get(), static_cast<size_t>(j1 - j0), x, zx), yg + j0, static_cast<size_t>(os),
+        im2col(xg, cg, g, j0, j1, col.as<uint8_t>(), pad);
+        kernels::igemm(wa, operand(col.as<uint8_t>(), static_cast<size_t>(j1 - j0), x, zx), yg + j0, static_cast<size_t>(os),
                        static_cast<size_t>(mg), static_cast<size_t>(j1 - j0), static_cast<size_t>(k));
       }
     }

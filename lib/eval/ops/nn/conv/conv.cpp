@@ -260,9 +260,10 @@ Tensors op_conv(const OpContext& ctx) {
             ? 0
             : checked_buffer_numel({cg, ks, im2col_width(cg * ks, os)}, sizeof(T), "Conv's im2col buffer");
     const int64_t threads = omp_get_max_threads();
-    std::unique_ptr<T[]> col(col_size ? new T[static_cast<size_t>(checked_buffer_numel(
-                                            {threads, col_size}, sizeof(T), "Conv's im2col buffers"))]
-                                      : nullptr);
+    PooledScratch col(col_size ? static_cast<size_t>(checked_buffer_numel({threads, col_size}, sizeof(T),
+                                                                         "Conv's im2col buffers")) *
+                                     sizeof(T)
+                               : 0);
     if (path == ConvPath::plane) {
       // Images and groups (depthwise: one channel each) to OpenMP threads.
       const bool parallel = n * group > 1 && static_cast<double>(n * m * os) * static_cast<double>(ks) >= kParallelWork;
@@ -276,7 +277,7 @@ Tensors op_conv(const OpContext& ctx) {
       for (int64_t i = 0; i < n; ++i)
         for (int64_t gi = 0; gi < group; ++gi) {
           conv_gemm_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, cg, mg, g,
-                          path == ConvPath::direct, col.get(), col_size, vb ? vb + gi * mg : nullptr);
+                          path == ConvPath::direct, col.as<T>(), col_size, vb ? vb + gi * mg : nullptr);
         }
     }
     if (!own) store_values(out[0], y);

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "eval/run/op.h"
+#include "kernels/gather.h"
 
 namespace bnorm::eval {
 
@@ -53,7 +55,9 @@ void im2col_stretch(const T* src, const ConvGeometry& g, int64_t off, int64_t lo
   const int64_t a = std::min(std::max(lo, ox0), ox1), b = std::max(a, std::min(hi, ox1));
   std::fill(dst, dst + (a - ox0), pad);
   const T* from = src + (a * g.stride[2] + off - g.pad[2]);
-  if (g.stride[2] == 1) {
+  if constexpr (std::is_same_v<T, float>) {
+    kernels::gather_row(from, static_cast<size_t>(g.stride[2]), static_cast<size_t>(b - a), dst + (a - ox0));
+  } else if (g.stride[2] == 1) {
     std::copy(from, from + (b - a), dst + (a - ox0));
   } else {
     for (int64_t ox = a; ox < b; ++ox) dst[ox - ox0] = from[(ox - a) * g.stride[2]];
