@@ -505,6 +505,7 @@ def cases(T, M, N):
     EM = "bnorm.eval-model/1"
     add("eval model --random", ["eval", demo, "--random", "0", "--json"], EM, 0, None)
     add("eval model --output-dir", ["eval", demo, "--random", "0", "--json", "--output-dir", "od"], EM, 0, None)
+    add("eval model --repeat", ["eval", demo, "--random", "0", "--repeat", "3", "--json"], EM, 0, None)
     add("eval model --random --dim", ["eval", str(M / "fp16.onnx"), "--random", "1", "--dim", "batch=1", "--json"],
         EM, 0, None)
     add("eval model --input", ["eval", str(M / "ln.onnx"), "--input", f"x={M / 'x_ln.npy'}", "--json"], EM, 0, None)

@@ -35,6 +35,18 @@ void bn_infer_f16(const f16* x, f16* y, NcsShape shape, const BnInferParams<floa
 void bn_infer_bf16(const bf16* x, bf16* y, NcsShape shape, const BnInferParams<float>& p,
                    const Activation& act = {}) noexcept;
 
+// The same arithmetic on rows of one image, in place and on the calling
+// thread: row r (channel c0 + r) at y + r * ld, its first len elements,
+// y = act(fma(y, scale_c, shift_c)), bit for bit what bn_infer_* gives on
+// those elements; with p == nullptr, y = act(y) (activation.h's
+// definition, as the standalone activation ops). For a Conv that applies
+// the BatchNormalization and activation after it to each stretch of its
+// output while the stretch is in cache.
+void bn_infer_rows_f32(float* y, size_t ld, size_t c0, size_t rows, size_t len, const BnInferParams<float>* p,
+                       const Activation& act) noexcept;
+void bn_infer_rows_f64(double* y, size_t ld, size_t c0, size_t rows, size_t len, const BnInferParams<double>* p,
+                       const Activation& act) noexcept;
+
 void bn_infer_nonspatial_f32(const float* x, float* y, NcsShape shape,
                              const BnInferParams<float>& p, const Activation& act = {}) noexcept;
 void bn_infer_nonspatial_f64(const double* x, double* y, NcsShape shape,

@@ -28,6 +28,7 @@
 #include "eval/run/scope.h"
 #include "eval/run/supported.h"
 #include "model/node_label.h"
+#include "model/norm_op.h"
 #include "model/op_versions.h"
 #include "model/tensor_proto.h"
 
@@ -93,11 +94,20 @@ class Runner {
     return v;
   }
 
-  // Runs node i (and its fused activation); true when it ran fused.
-  // `uses`: how many nodes still read each value; with `pinned`, which
-  // inputs die at node i (OpContext::donated).
-  bool run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
-                const std::unordered_map<std::string, int>& uses, const std::set<std::string>& pinned);
+  // Runs node i, and the nodes fused into it (a Conv's BatchNormalization,
+  // the activation after either): returns those, in order; node i's output
+  // 0 is then named as the last one's. `uses`: how many nodes still read
+  // each value; with `pinned`, which inputs die at node i
+  // (OpContext::donated).
+  std::vector<int> run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
+                            const std::unordered_map<std::string, int>& uses, const std::set<std::string>& pinned);
+
+  // Whether BatchNormalization node `bn` runs, on what Conv `ctx` makes, as
+  // OpContext::norm_after describes (inference, spatial, float or double,
+  // parameters [M] of a floating type the version has, no other output
+  // wanted); then `na` holds its parameters.
+  bool norm_after_ready(const onnx::NodeProto& bn, const Env& env, const OpContext& ctx,
+                        OpContext::NormAfter& na) const;
 
   // Reports node k's tensor outputs to options_.on_value (main graph only).
   void observe(const onnx::GraphProto& g, int k, const Env& env) const;
@@ -235,8 +245,36 @@ Tensors branch_outputs(Values vals, int version, std::vector<std::optional<Value
   return out;
 }
 
-bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
-                      const std::unordered_map<std::string, int>& uses, const std::set<std::string>& pinned) {
+bool Runner::norm_after_ready(const onnx::NodeProto& bn, const Env& env, const OpContext& ctx,
+                              OpContext::NormAfter& na) const {
+  const Tensor* x = ctx.input(0);
+  const Tensor* w = ctx.input(1);
+  if (!x || !w || w->dims.empty() || (x->dtype != DType::float32 && x->dtype != DType::float64)) return false;
+  if (bn.input_size() != 5) return false;
+  for (int k = 1; k < bn.output_size(); ++k) {
+    if (!bn.output(k).empty()) return false;
+  }
+  NormNode nn;
+  const Tensor* params[4];
+  try {
+    nn = read_norm_node(bn, opset_);
+    for (int k = 0; k < 4; ++k) params[k] = bn.input(k + 1).empty() ? nullptr : env.find_tensor(bn.input(k + 1));
+  } catch (const Error&) {
+    return false;  // the BatchNormalization node says why when it runs
+  }
+  if (nn.training || !(nn.spatial || nn.version >= 9)) return false;
+  for (int k = 0; k < 4; ++k) {
+    const Tensor* t = params[k];
+    if (!t || !is_floating(t->dtype) || t->dims != std::vector<int64_t>{w->dims[0]}) return false;
+    if (t->dtype == DType::bfloat16 && nn.version < 14) return false;
+  }
+  na = {params[0], params[1], params[2], params[3], nn.epsilon};
+  return true;
+}
+
+std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
+                                  const std::unordered_map<std::string, int>& uses,
+                                  const std::set<std::string>& pinned) {
   const auto& n = g.node(i);
   OpContext ctx;
   ctx.node = &n;
@@ -275,9 +313,19 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
     ctx.subgraph = [this, &env, &g, i](const onnx::GraphProto& sub, const std::string& attr) {
       return std::unique_ptr<eval::Subgraph>(new Body(*this, sub, env, node_label(g, i, "") + "/" + attr));
     };
+    // A Conv applies the BatchNormalization after it when that would run
+    // in inference mode on what the Conv makes (else each runs alone).
+    OpContext::NormAfter norm;
+    int bn = p.norm_after.empty() ? -1 : p.norm_after[i];
+    if (bn >= 0 && !norm_after_ready(g.node(bn), env, ctx, norm)) bn = -1;
+    if (bn >= 0) ctx.norm_after = &norm;
     // Fuse only when the activation's other inputs (Clip's bounds) exist now.
+    // A Conv of float16 or bfloat16 would activate before its rounding: it
+    // runs alone (norm_after_ready already asks for float or double).
+    const bool rounds_apart = n.op_type() == "Conv" && !(ctx.input(0) && (ctx.input(0)->dtype == DType::float32 ||
+                                                                          ctx.input(0)->dtype == DType::float64));
     Activation act;
-    const int j = p.fused_with[i];
+    const int j = bn >= 0 ? p.fused_with[bn] : rounds_apart ? -1 : p.fused_with[i];
     if (j >= 0) {
       const auto& a = g.node(j);
       std::vector<const Tensor*> a_inputs{nullptr};
@@ -311,6 +359,7 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
         fail(ErrorKind::unsupported, "output {} ('{}') is not computed", k, name);
       }
       if (k == 0 && ctx.fused) name = g.node(j).output(0);
+      else if (k == 0 && ctx.norm_after) name = g.node(bn).output(0);
       if (options_.replace && &g == main_) {
         auto it = options_.replace->find(name);
         if (it != options_.replace->end()) eval::replace_output(name, it->second, out[k]);
@@ -318,7 +367,10 @@ bool Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
       out[k].name = name;
       env.values[name] = Value::of(std::move(out[k]));
     }
-    return ctx.fused != nullptr;
+    std::vector<int> absorbed;
+    if (ctx.norm_after) absorbed.push_back(bn);
+    if (ctx.fused) absorbed.push_back(j);
+    return absorbed;
   } catch (Error& e) {
     e.at_node(node_label(g, i), n.op_type(), ctx.version);
     throw;
@@ -373,27 +425,31 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
       continue;
     }
     const Stopwatch took;
-    const bool fused = run_node(g, p, i, env, uses, pinned);
-    if (top) phase->advance(fused ? 2 : 1);
+    const std::vector<int> absorbed = run_node(g, p, i, env, uses, pinned);
+    if (top) phase->advance(1 + absorbed.size());
     if (trace) {
-      log().trace("node {}/{} {}{}: {:.3f} ms", i + 1, g.node_size(), node_label(g, i),
-                  fused ? " (fused with " + node_label(g, p.fused_with[i]) + ")" : "", took.ms());
+      std::string with;
+      for (int k : absorbed) with += (with.empty() ? " (fused with " : ", ") + node_label(g, k);
+      log().trace("node {}/{} {}{}: {:.3f} ms", i + 1, g.node_size(), node_label(g, i), with.empty() ? "" : with + ")",
+                  took.ms());
     }
     done[i] = true;
     observe(g, i, env);
+    const bool conv = !absorbed.empty() && g.node(i).op_type() == "Conv";
     if (options_.stats) {
       ++options_.stats->nodes_run;
-      options_.stats->fused += fused;
+      if (conv) ++options_.stats->conv_fused;
+      else options_.stats->fused += !absorbed.empty();
     }
-    const int j = p.fused_with[i];
     release(i);
-    if (fused) {
-      done[j] = true;
-      release(j);
+    for (int k : absorbed) {
+      done[k] = true;
+      release(k);
     }
     // Outputs nobody reads are dropped at once.
-    for (int k : {i, fused ? j : -1}) {
-      if (k < 0) continue;
+    std::vector<int> ran{i};
+    ran.insert(ran.end(), absorbed.begin(), absorbed.end());
+    for (int k : ran) {
       for (const auto& o : g.node(k).output()) {
         if (!o.empty() && !p.uses.count(o) && !pinned.count(o)) env.release(o);
       }

@@ -25,6 +25,11 @@
 // - A BatchNormalization/InstanceNormalization whose Y feeds exactly one
 //   activation node (and is no graph output) runs fused with it in one pass;
 //   float and double results are bitwise those of the unfused pair.
+// - A float or double Conv whose Y feeds exactly one inference
+//   BatchNormalization (spatial, parameters [M]) or activation node (and
+//   is no graph output) applies it, and the activation after that
+//   BatchNormalization, to each stretch of Y as it computes it; results
+//   are bitwise those of the nodes run apart (docs/semantics.md).
 #pragma once
 
 #include <functional>
@@ -65,6 +70,7 @@ struct EvalCache {
 struct EvalStats {
   int nodes_run = 0;  // op calls (a fused pair counts once; constant nodes taken from an EvalCache not at all)
   int fused = 0;      // normalization nodes run fused with their activation
+  int conv_fused = 0; // Conv nodes run with the BatchNormalization and/or activation after them
 };
 
 struct EvalOptions {

@@ -490,3 +490,133 @@ TEST_CASE("runs sharing an EvalCache compute nodes of constants once", "[eval][c
             std::vector<double>{10 - v, 20 - v, 30 - v});
   }
 }
+
+namespace {
+
+struct ConvCase {
+  const char* name;
+  std::vector<int64_t> w;  // W's dims: [M, C/group, kH, kW]
+  int64_t group;
+  int64_t stride;
+  int64_t pad;
+};
+
+// X [2, 4, 9, 7] -> Conv (with bias) -> [BatchNormalization] -> [activation] -> Z.
+GraphBuilder conv_then(const ConvCase& cc, bool bn, const ActCase* act, DType t) {
+  GraphBuilder b(15);
+  b.input("X", t, {2, 4, 9, 7});
+  const int64_t m = cc.w[0];
+  b.initializer("W", random_tensor(t, cc.w, -1, 1, 11));
+  b.initializer("Bc", random_tensor(t, {m}, -1, 1, 12));
+  auto& conv = b.node("Conv", {"X", "W", "Bc"}, {"Y"}, "conv");
+  set_attr(conv, "group", cc.group);
+  bnorm::test::set_ints(conv, "strides", {cc.stride, cc.stride});
+  bnorm::test::set_ints(conv, "pads", std::vector<int64_t>(4, cc.pad));
+  std::string last = "Y";
+  if (bn) {
+    b.initializer("scale", random_tensor(t, {m}, 0.5, 2, 2));
+    b.initializer("B", random_tensor(t, {m}, -1, 1, 3));
+    b.initializer("mean", random_tensor(t, {m}, -0.5, 0.5, 4));
+    b.initializer("var", random_tensor(t, {m}, 0.2, 2, 5));
+    b.node("BatchNormalization", {"Y", "scale", "B", "mean", "var"}, {"N"}, "norm");
+    last = "N";
+  }
+  if (act) {
+    std::vector<std::string> in{last};
+    if (std::string(act->op) == "Clip") {
+      b.initializer("lo", Tensor::from_f64(t, {}, {-0.5}));
+      b.initializer("hi", Tensor::from_f64(t, {}, {0.75}));
+      in = {last, "lo", "hi"};
+    }
+    auto& a = b.node(act->op, in, {"A"}, "act");
+    if (act->alpha != 0) set_attr(a, "alpha", act->alpha);
+    last = "A";
+  }
+  b.node("Identity", {last}, {"Z"});
+  b.output("Z");
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a Conv applying the BatchNormalization and activation after it gives bitwise the nodes run apart",
+          "[eval][fusion][conv]") {
+  // im2col + gemm, strided and padded; 1x1 (X itself as gemm's B); grouped; depthwise (conv_plane).
+  const ConvCase cc = GENERATE(ConvCase{"3x3", {6, 4, 3, 3}, 1, 2, 1}, ConvCase{"1x1", {5, 4, 1, 1}, 1, 1, 0},
+                               ConvCase{"grouped", {6, 2, 3, 3}, 2, 1, 1}, ConvCase{"depthwise", {4, 1, 3, 3}, 4, 1, 1});
+  const ActCase none{"", 0};
+  const ActCase act = GENERATE(ActCase{"", 0}, ActCase{"Relu", 0}, ActCase{"Clip", 0}, ActCase{"Sigmoid", 0},
+                               ActCase{"LeakyRelu", 0.1f});
+  const bool bn = GENERATE(false, true);
+  const DType t = GENERATE(DType::float32, DType::float64);
+  const bool has_act = act.op != none.op && std::string(act.op) != "";
+  if (!bn && !has_act) return;
+  INFO(fmt::format("{}{}{}, {}", cc.name, bn ? " -> BN" : "", has_act ? std::string(" -> ") + act.op : "",
+                   bnorm::dtype_name(t)));
+  const GraphBuilder b = conv_then(cc, bn, has_act ? &act : nullptr, t);
+  const Tensor x = random_tensor(t, {2, 4, 9, 7}, -3, 3, 1);
+  bnorm::EvalStats fused_stats, plain_stats;
+  bnorm::EvalOptions fused, plain;
+  fused.stats = &fused_stats;
+  plain.stats = &plain_stats;
+  plain.fuse_activations = false;
+  const auto a = bnorm::evaluate(b.model(), {{"X", x}}, fused);
+  const auto c = bnorm::evaluate(b.model(), {{"X", x}}, plain);
+  CHECK(fused_stats.conv_fused == 1);
+  CHECK(fused_stats.nodes_run == 2);  // the Conv (with what it applies) and the Identity
+  CHECK(plain_stats.conv_fused == 0);
+  CHECK(plain_stats.nodes_run == 2 + bn + has_act);
+  REQUIRE(a.at("Z").dims == c.at("Z").dims);
+  CHECK(a.at("Z").bytes == c.at("Z").bytes);
+}
+
+TEST_CASE("a Conv runs alone where the node after it would not run as its fused form", "[eval][fusion][conv]") {
+  const ActCase relu{"Relu", 0};
+  const ConvCase cc{"3x3", {6, 4, 3, 3}, 1, 1, 1};
+  bnorm::EvalStats stats;
+  bnorm::EvalOptions options;
+  options.stats = &stats;
+  SECTION("float16: the activation would act before the rounding to float16") {
+    const GraphBuilder b = conv_then(cc, false, &relu, DType::float16);
+    bnorm::evaluate(b.model(), {{"X", random_tensor(DType::float16, {2, 4, 9, 7}, -1, 1, 3)}}, options);
+    CHECK(stats.conv_fused == 0);
+  }
+  SECTION("BatchNormalization in training mode") {
+    GraphBuilder b = conv_then(cc, true, nullptr, DType::float32);
+    for (auto& n : *b.graph().mutable_node()) {
+      if (n.op_type() == "BatchNormalization") set_attr(n, "training_mode", int64_t{1});
+    }
+    bnorm::evaluate(b.model(), {{"X", random_tensor(DType::float32, {2, 4, 9, 7}, -1, 1, 3)}}, options);
+    CHECK(stats.conv_fused == 0);
+  }
+  SECTION("parameters of the wrong shape: the BatchNormalization node reports it") {
+    GraphBuilder b = conv_then(cc, true, nullptr, DType::float32);
+    for (auto& init : *b.graph().mutable_initializer()) {
+      if (init.name() == "var") bnorm::encode_tensor(Tensor::from_f64(DType::float32, {3}, {1, 1, 1}), &init);
+    }
+    const Error e = error_of([&] {
+      bnorm::evaluate(b.model(), {{"X", random_tensor(DType::float32, {2, 4, 9, 7}, -1, 1, 3)}}, options);
+    });
+    CHECK_THAT(e.message(), Catch::Contains("input_var"));
+    CHECK_THAT(e.message(), Catch::Contains("norm"));
+  }
+  SECTION("a parameter that does not decode: the BatchNormalization node reports it") {
+    GraphBuilder b = conv_then(cc, true, nullptr, DType::float32);
+    for (auto& init : *b.graph().mutable_initializer()) {
+      if (init.name() == "var") init.set_dims(0, 3);  // 6 floats of raw data for 3
+    }
+    const Error e = error_of([&] {
+      bnorm::evaluate(b.model(), {{"X", random_tensor(DType::float32, {2, 4, 9, 7}, -1, 1, 3)}}, options);
+    });
+    CHECK_THAT(e.message(), Catch::Contains("'var'"));
+    CHECK_THAT(e.message(), Catch::Contains("norm"));
+  }
+  SECTION("an observer sees the Conv's own output") {
+    const GraphBuilder b = conv_then(cc, true, &relu, DType::float32);
+    std::vector<std::string> seen;
+    options.on_value = [&](const std::string& name, const std::string&, const Tensor&) { seen.push_back(name); };
+    bnorm::evaluate(b.model(), {{"X", random_tensor(DType::float32, {2, 4, 9, 7}, -1, 1, 3)}}, options);
+    CHECK(stats.conv_fused == 0);
+    CHECK(seen == std::vector<std::string>{"Y", "N", "A", "Z"});
+  }
+}

@@ -78,8 +78,20 @@ struct OpContext {
   int64_t opset = 0;  // the model's default-domain opset
   std::vector<const Tensor*> inputs;  // by position; nullptr: absent
   std::filesystem::path model_dir;    // for external data in Constant/If
-  // An activation to apply to output 0 in the same pass (norm ops only).
+  // An activation to apply to output 0 in the same pass (norm ops, Conv).
   const kernels::Activation* fused = nullptr;
+  // Conv only: the inference BatchNormalization that follows it, to apply
+  // to each stretch of output 0 as it is computed (before `fused`). Set by
+  // the executor after checking what the BN op would: float or double
+  // output, parameters of shape [M] and a floating type, inference mode.
+  struct NormAfter {
+    const Tensor* scale;
+    const Tensor* bias;
+    const Tensor* mean;
+    const Tensor* var;
+    double epsilon;
+  };
+  const NormAfter* norm_after = nullptr;
   // Runs a subgraph (If branches) with this node's scope as outer scope.
   // A branch output that is a sequence or optional becomes the node's
   // output at the same position (through value_outputs): If-13+ only.

@@ -38,23 +38,40 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
     }
   }
   p.order = topological_order(g, p.reads);
+  p.norm_after.assign(count, -1);
   if (!fuse) return p;
-  for (int i = 0; i < count; ++i) {
+  // The one node that reads output 0 of node i, once and as its input 0,
+  // when nothing else reads it and it is no pinned value; else -1.
+  auto sole_reader = [&](int i) {
     const auto& n = g.node(i);
-    if (!is_norm_node(n) || n.output_size() == 0 || n.output(0).empty()) continue;
+    if (n.output_size() == 0 || n.output(0).empty()) return -1;
     const std::string& y = n.output(0);
-    if (p.uses[y] != 1 || pinned.count(y)) continue;
+    if (p.uses[y] != 1 || pinned.count(y)) return -1;
     for (int j = 0; j < count; ++j) {
       const auto& a = g.node(j);
-      const bool reads_y = std::find(p.reads[j].begin(), p.reads[j].end(), y) != p.reads[j].end();
-      if (!reads_y) continue;
+      if (std::find(p.reads[j].begin(), p.reads[j].end(), y) == p.reads[j].end()) continue;
       const bool only_as_x = a.input_size() > 0 && a.input(0) == y &&
                              std::count(a.input().begin(), a.input().end(), y) == 1;
-      if (is_default_domain(a.domain()) && is_activation_op(a.op_type()) && only_as_x && a.output_size() > 0 &&
-          !a.output(0).empty()) {
-        p.fused_with[i] = j;
-      }
-      break;
+      return only_as_x && a.output_size() > 0 && !a.output(0).empty() ? j : -1;
+    }
+    return -1;
+  };
+  auto is_activation = [&](int j) {
+    return j >= 0 && is_default_domain(g.node(j).domain()) && is_activation_op(g.node(j).op_type());
+  };
+  for (int i = 0; i < count; ++i) {
+    if (!is_norm_node(g.node(i))) continue;
+    const int j = sole_reader(i);
+    if (is_activation(j)) p.fused_with[i] = j;
+  }
+  for (int i = 0; i < count; ++i) {
+    const auto& n = g.node(i);
+    if (n.op_type() != "Conv" || !is_default_domain(n.domain())) continue;
+    const int j = sole_reader(i);
+    if (j >= 0 && g.node(j).op_type() == "BatchNormalization" && is_default_domain(g.node(j).domain())) {
+      p.norm_after[i] = j;
+    } else if (is_activation(j)) {
+      p.fused_with[i] = j;
     }
   }
   return p;

@@ -1,8 +1,10 @@
 // How the executor runs one graph (evaluator.cpp): the order of its nodes,
 // what each reads, how many nodes read each value (a value is freed after
 // its last reader), which normalization nodes run fused with the
-// activation that follows them, and which inputs die at a node (and may be
-// written in place by its op, OpContext::donated).
+// activation that follows them, which Conv nodes apply the
+// BatchNormalization and activation after them as they compute, and which
+// inputs die at a node (and may be written in place by its op,
+// OpContext::donated).
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -21,6 +23,11 @@ struct Plan {
   std::vector<std::vector<std::string>> reads;     // by node: every value it reads, subgraphs' included
   std::unordered_map<std::string, int> uses;       // by value: how many nodes read it
   std::vector<int> fused_with;                     // by node: the activation node it runs with, or -1
+  // By Conv node: the BatchNormalization node that reads its output (and
+  // nothing else does), applied as the Conv computes, with that node's own
+  // activation (fused_with) after it; or -1. A Conv followed directly by an
+  // activation has it in fused_with.
+  std::vector<int> norm_after;
 };
 
 // Plans `g` in `env` (which holds its inputs and outer values); `pinned`

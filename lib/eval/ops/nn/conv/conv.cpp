@@ -30,6 +30,7 @@
 #include "model/buffer_pool.h"
 #include "eval/ops/nn/conv/geometry.h"
 #include "eval/ops/nn/conv/ops.h"
+#include "kernels/bn_infer.h"
 #include "kernels/conv_plane.h"
 
 namespace bnorm::eval {
@@ -135,6 +136,35 @@ void add_bias_rows(T* y, int64_t ld, const T* bias, int64_t rows, int64_t cols) 
   }
 }
 
+void bn_rows(float* y, int64_t ld, int64_t c0, int64_t rows, int64_t cols, const kernels::BnInferParams<float>* p,
+             const kernels::Activation& act) {
+  kernels::bn_infer_rows_f32(y, static_cast<size_t>(ld), static_cast<size_t>(c0), static_cast<size_t>(rows),
+                             static_cast<size_t>(cols), p, act);
+}
+void bn_rows(double* y, int64_t ld, int64_t c0, int64_t rows, int64_t cols, const kernels::BnInferParams<double>* p,
+             const kernels::Activation& act) {
+  kernels::bn_infer_rows_f64(y, static_cast<size_t>(ld), static_cast<size_t>(c0), static_cast<size_t>(rows),
+                             static_cast<size_t>(cols), p, act);
+}
+
+// What Conv does to each stretch of its output once the products are
+// summed, while the stretch is in cache: the bias; then, when the executor
+// fused them (OpContext::norm_after, fused), the BatchNormalization after
+// the Conv and the activation, with the kernels those ops run (the same
+// bits as the nodes apart).
+template <typename T>
+struct Finish {
+  const T* bias = nullptr;                         // [M]
+  const kernels::BnInferParams<T>* norm = nullptr;  // [M] each
+  const kernels::Activation* act = nullptr;
+
+  // Rows [c0, c0 + rows) of the output's channels, ld apart, cols each.
+  void operator()(T* y, int64_t ld, int64_t c0, int64_t rows, int64_t cols) const {
+    add_bias_rows(y, ld, bias ? bias + c0 : nullptr, rows, cols);
+    if (norm || act) bn_rows(y, ld, c0, rows, cols, norm, act ? *act : kernels::Activation{});
+  }
+};
+
 // How one image and group is computed: the direct kernel when the group
 // has one input channel and the convolution is 1-D or 2-D (same bits as
 // im2col + gemm, kernels/conv_plane.h), X itself as gemm's B for a 1x1
@@ -158,13 +188,14 @@ ConvPath conv_path(int64_t cg, const Geometry& g) {
 constexpr double kParallelWork = 1 << 21;
 
 template <typename T>
-void conv_plane_group(const T* xg, const T* wg, T* yg, int64_t mg, const Geometry& g, const T* bias) {
+void conv_plane_group(const T* xg, const T* wg, T* yg, int64_t mg, const Geometry& g, const Finish<T>& finish,
+                      int64_t c0) {
   const auto u = [](int64_t v) { return static_cast<size_t>(v); };
   const kernels::ConvPlane p{u(g.in[1]),  u(g.in[2]),  u(g.kernel[1]), u(g.kernel[2]), u(g.out[1]), u(g.out[2]),
                              u(g.stride[1]), u(g.stride[2]), u(g.dil[1]), u(g.dil[2]), u(g.pad[1]), u(g.pad[2])};
   for (int64_t j = 0; j < mg; ++j) {
     kernels::conv_plane(xg, wg + j * g.kernel_size(), yg + j * g.out_size(), p);
-    add_bias_rows(yg + j * g.out_size(), 0, bias ? bias + j : nullptr, 1, g.out_size());
+    finish(yg + j * g.out_size(), 0, c0 + j, 1, g.out_size());
   }
 }
 
@@ -175,11 +206,11 @@ void conv_plane_group(const T* xg, const T* wg, T* yg, int64_t mg, const Geometr
 // every sum is the same.
 template <typename T>
 void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, const Geometry& g, bool direct,
-                     T* col, int64_t col_size, const T* bias) {
+                     T* col, int64_t col_size, const Finish<T>& finish, int64_t c0) {
   const int64_t k = cg * g.kernel_size(), os = g.out_size();
   if (direct) {
     gemm<T>(wg, k, xg, os, yg, os, mg, os, k, false);
-    add_bias_rows(yg, os, bias, mg, os);
+    finish(yg, os, c0, mg, os);
     return;
   }
   const int64_t width = im2col_width(k, os), stretches = (os + width - 1) / width;
@@ -190,7 +221,7 @@ void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, co
     const int64_t j0 = s * width, j1 = std::min(os, j0 + width);
     im2col(xg, cg, g, j0, j1, own);
     gemm<T>(wg, k, own, j1 - j0, yg + j0, os, mg, j1 - j0, k, false);
-    add_bias_rows(yg + j0, os, bias, mg, j1 - j0);
+    finish(yg + j0, os, c0, mg, j1 - j0);
   }
 }
 
@@ -252,7 +283,21 @@ Tensors op_conv(const OpContext& ctx) {
     const T* vx = values_as<T>(x, kx);
     const T* vw = values_as<T>(w, kw);
     std::vector<T> kb;
-    const T* vb = b ? values_as<T>(*b, kb) : nullptr;
+    Finish<T> finish;
+    finish.bias = b ? values_as<T>(*b, kb) : nullptr;
+    // A fused BatchNormalization's parameters as that op reads them (P = T).
+    std::vector<T> ns, nb, nm, nv;
+    kernels::BnInferParams<T> norm{};
+    if (ctx.norm_after || ctx.fused) {
+      if (!own) fail(ErrorKind::unsupported, "a Conv of {} cannot apply the nodes after it", dtype_name(x.dtype));
+      finish.act = ctx.fused;
+    }
+    if (const OpContext::NormAfter* na = ctx.norm_after) {
+      ns = load_values<T>(*na->scale), nb = load_values<T>(*na->bias), nm = load_values<T>(*na->mean),
+      nv = load_values<T>(*na->var);
+      norm = {ns.data(), nb.data(), nm.data(), nv.data(), static_cast<T>(static_cast<float>(na->epsilon))};
+      finish.norm = &norm;
+    }
     // Uninitialized: im2col writes every element. One part per thread.
     const ConvPath path = conv_path(cg, g);
     const int64_t col_size =
@@ -271,13 +316,13 @@ Tensors op_conv(const OpContext& ctx) {
       for (int64_t t = 0; t < n * group; ++t) {
         const int64_t i = t / group, gi = t % group;
         conv_plane_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, mg, g,
-                         vb ? vb + gi * mg : nullptr);
+                         finish, gi * mg);
       }
     } else {
       for (int64_t i = 0; i < n; ++i)
         for (int64_t gi = 0; gi < group; ++gi) {
           conv_gemm_group(vx + (i * c + gi * cg) * is, vw + gi * mg * cg * ks, y + (i * m + gi * mg) * os, cg, mg, g,
-                          path == ConvPath::direct, col.as<T>(), col_size, vb ? vb + gi * mg : nullptr);
+                          path == ConvPath::direct, col.as<T>(), col_size, finish, gi * mg);
         }
     }
     if (!own) store_values(out[0], y);
