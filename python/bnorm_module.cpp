@@ -87,9 +87,11 @@ void warn(const std::vector<std::string>& messages) {
   }
 }
 
-// Runs `f` without the GIL, its warnings collected, then issues them.
+// Runs `f` without the GIL, its warnings collected, then issues them. An
+// error names `file` (the model's, as the CLI's errors do) unless it names
+// one already.
 template <class F>
-auto call(F&& f) -> decltype(f()) {
+auto call(F&& f, const std::optional<std::string>& file = std::nullopt) -> decltype(f()) {
   std::vector<std::string> warnings;
   std::vector<std::string>* previous = t_warnings;
   t_warnings = &warnings;
@@ -99,6 +101,9 @@ auto call(F&& f) -> decltype(f()) {
     py::gil_scoped_release nogil;
     try {
       result.emplace(f());
+    } catch (bnorm::Error& e) {
+      if (file) e.in_file(*file);
+      failed = std::current_exception();
     } catch (...) {
       failed = std::current_exception();
     }
@@ -270,7 +275,7 @@ std::string inspect(const PyModel& m, std::optional<int64_t> to, bool fp16, bool
   r.dims = dims;
   r.ranges = to_ranges(ranges);
   r.file = m.path;
-  return call([&] { return api::inspect(*m.model, r).json(); });
+  return call([&] { return api::inspect(*m.model, r).json(); }, m.path);
 }
 
 py::tuple fold(const PyModel& m, bool verify, uint64_t seed, const Ranges& ranges,
@@ -291,7 +296,7 @@ py::tuple fold(const PyModel& m, bool verify, uint64_t seed, const Ranges& range
     api::ModelPtr out = api::copy(*m.model);
     api::Report report = api::fold(*out, r);
     return std::make_pair(out, report);
-  });
+  }, m.path);
   return py::make_tuple(PyModel{model, std::nullopt}, report.json(), report.exit_code);
 }
 
@@ -316,7 +321,7 @@ py::tuple upgrade(const PyModel& m, int64_t to, bool inference, bool casts, bool
     api::ModelPtr out = api::copy(*m.model);
     api::Report report = api::upgrade(*out, r);
     return std::make_pair(out, report);
-  });
+  }, m.path);
   return py::make_tuple(PyModel{model, std::nullopt}, report.json(), report.exit_code);
 }
 
@@ -327,7 +332,7 @@ py::dict run(const PyModel& m, const py::dict& inputs, std::optional<uint64_t> s
   auto outputs = call([&] {
     if (seed) given = api::make_inputs(*m.model, *seed, dims, given, r);
     return api::run(*m.model, given);
-  });
+  }, m.path);
   return to_arrays(std::move(outputs));
 }
 
@@ -335,7 +340,7 @@ py::dict make_inputs(const PyModel& m, uint64_t seed, const std::map<std::string
                      const py::dict& inputs, const Ranges& ranges) {
   const auto given = to_tensors(inputs);
   const auto r = to_ranges(ranges);
-  return to_arrays(call([&] { return api::make_inputs(*m.model, seed, dims, given, r); }));
+  return to_arrays(call([&] { return api::make_inputs(*m.model, seed, dims, given, r); }, m.path));
 }
 
 py::tuple compare(const PyModel& a, const PyModel& b, const py::dict& inputs, uint64_t seed,
@@ -354,7 +359,7 @@ py::tuple compare(const PyModel& a, const PyModel& b, const py::dict& inputs, ui
   r.error_stat = error_stat;
   r.a = a.path;
   r.b = b.path;
-  const api::Report report = call([&] { return api::compare(*a.model, *b.model, r); });
+  const api::Report report = call([&] { return api::compare(*a.model, *b.model, r); }, a.path);
   return py::make_tuple(report.json(), report.exit_code);
 }
 

@@ -37,6 +37,7 @@ __all__ = [
 __version__ = _bnorm.version()
 
 Model = _bnorm.Model
+Model.__module__ = "bnorm"
 
 
 def _model(obj):
