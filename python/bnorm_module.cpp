@@ -17,13 +17,22 @@
 //   call runs and issued through Python's `warnings` after it, on the
 //   calling thread; a warning from elsewhere goes to stderr as the CLI's.
 // - Every call into the library releases the GIL.
+// - Ctrl-C: during a call on the main thread, while SIGINT is Python's
+//   default (KeyboardInterrupt), a handler of ours sets the flag the
+//   evaluator watches (<bnorm/interrupt.h>): it stops before its next node,
+//   Python's handler is back, and KeyboardInterrupt is raised. Another
+//   SIGINT handler of the user's is left alone (it runs when the call
+//   returns, as for any C call).
 #include <bnorm/bnorm.h>
 #include <pybind11/numpy.h>
+#include <pythread.h>
+#include <signal.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -87,6 +96,47 @@ void warn(const std::vector<std::string>& messages) {
   }
 }
 
+// ---- Ctrl-C
+
+std::atomic<bool> g_sigint{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
+extern "C" void on_sigint(int) { g_sigint.store(true, std::memory_order_relaxed); }
+
+// Takes SIGINT while it lives, when Python would raise KeyboardInterrupt
+// for it and this is the main thread (where Python takes signals).
+class SigintWatch {
+ public:
+  SigintWatch() {
+    static const unsigned long main_thread =
+        py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+    if (PyThread_get_thread_ident() != main_thread) return;
+    py::module_ signal = py::module_::import("signal");
+    if (!signal.attr("getsignal")(SIGINT).is(signal.attr("default_int_handler"))) return;
+    struct sigaction ours {};
+    ours.sa_handler = on_sigint;
+    sigemptyset(&ours.sa_mask);
+    g_sigint.store(false);
+    installed_ = ::sigaction(SIGINT, &ours, &previous_) == 0;
+  }
+  ~SigintWatch() { restore(); }
+  SigintWatch(const SigintWatch&) = delete;
+  SigintWatch& operator=(const SigintWatch&) = delete;
+
+  bool installed() const { return installed_; }
+  // Python's handler back; true when a SIGINT came meanwhile.
+  bool restore() {
+    if (!installed_) return false;
+    ::sigaction(SIGINT, &previous_, nullptr);
+    installed_ = false;
+    return g_sigint.exchange(false);
+  }
+
+ private:
+  bool installed_ = false;
+  struct sigaction previous_ {};
+};
+
 // Runs `f` without the GIL, its warnings collected, then issues them. An
 // error names `file` (the model's, as the CLI's errors do) unless it names
 // one already.
@@ -97,8 +147,11 @@ auto call(F&& f, const std::optional<std::string>& file = std::nullopt) -> declt
   t_warnings = &warnings;
   std::exception_ptr failed;
   std::optional<decltype(f())> result;
+  SigintWatch sigint;
   {
     py::gil_scoped_release nogil;
+    std::optional<api::InterruptScope> watch;
+    if (sigint.installed()) watch.emplace(g_sigint);
     try {
       result.emplace(f());
     } catch (bnorm::Error& e) {
@@ -109,6 +162,11 @@ auto call(F&& f, const std::optional<std::string>& file = std::nullopt) -> declt
     }
   }
   t_warnings = previous;
+  if (sigint.restore()) {
+    // As if the signal came now: Python's handler raises KeyboardInterrupt.
+    PyErr_SetInterrupt();
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
   warn(warnings);
   if (failed) std::rethrow_exception(failed);
   return std::move(*result);

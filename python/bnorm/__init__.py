@@ -2,7 +2,7 @@
 
     import bnorm, onnx
     folded, report = bnorm.fold(onnx.load("model.onnx"), verify=True)   # a ModelProto in, one out
-    assert bnorm.compare("model.onnx", folded)["exit_code"] == 0
+    assert bnorm.compare("model.onnx", folded)["pass"]
 
 Every function takes a model as
 - a path (str or os.PathLike): read as the CLI reads it; a bnorm.Model comes back,
@@ -18,8 +18,8 @@ docs/schema/), as Python data; the path fields (input, output, file, a, b) are
 None for a model given in memory, "written" is False (saving is the caller's).
 Errors raise bnorm.Error (UsageError, InputError, UnsupportedError,
 CheckFailed); what the CLI prints as a warning is issued as a
-bnorm.BnormWarning. Calls release the GIL; Ctrl-C is taken when the call
-returns (docs/python.md, "Threads and Ctrl-C").
+bnorm.BnormWarning. Calls release the GIL; Ctrl-C stops an evaluation at its
+next node (docs/python.md, "Threads and Ctrl-C").
 """
 import json as _json
 import os as _os
@@ -134,7 +134,7 @@ def _seed(name, value):
     return int(value)
 
 
-def _refuse_without(flag, flag_name, **given):
+def _refuse_without(flag_name, **given):
     for name, value in given.items():
         if value:
             raise UsageError(f"{name} has no effect without {flag_name}")
@@ -149,7 +149,7 @@ def inspect(model, to=None, *, fp16=False, shapes=False, random=None, inputs=Non
     """
     m, _ = _model(model)
     if not fp16:
-        _refuse_without(fp16, "fp16=True", random=random is not None, inputs=inputs, dims=dims,
+        _refuse_without("fp16=True", random=random is not None, inputs=inputs, dims=dims,
                         input_ranges=input_ranges)
     if input_ranges and random is None:
         raise UsageError("input_ranges has no effect without random: it sets random's data")
@@ -173,7 +173,7 @@ def fold(model, verify=False, *, norms="bn", keep_generated=False, seed=None, in
     if norms not in ("bn", "all"):
         raise UsageError(f"norms={norms!r}: use 'bn' or 'all'")
     if not verify:
-        _refuse_without(verify, "verify=True", seed=seed is not None, inputs=inputs, input_sets=input_sets,
+        _refuse_without("verify=True", seed=seed is not None, inputs=inputs, input_sets=input_sets,
                         dims=dims, input_ranges=input_ranges)
     if input_sets is not None and (inputs or dims):
         raise UsageError("input_sets gives every input of the whole-model check: drop inputs and dims")
@@ -198,7 +198,7 @@ def upgrade(model, to=15, *, inference=False, no_casts=False, no_check=False, fu
     """
     m, how = _model(model)
     if not verify:
-        _refuse_without(verify, "verify=True", seed=seed is not None, dims=dims, input_ranges=input_ranges,
+        _refuse_without("verify=True", seed=seed is not None, dims=dims, input_ranges=input_ranges,
                         inputs=inputs, input_sets=input_sets)
     if input_sets is not None and (inputs or dims or seed is not None or input_ranges):
         raise UsageError("input_sets gives every input: drop inputs, seed, dims and input_ranges")
@@ -222,7 +222,7 @@ def eval(model, inputs=None, *, random=None, dims=None, input_ranges=None):  # n
     """
     m, _ = _model(model)
     if random is None:
-        _refuse_without(random, "random", dims=dims, input_ranges=input_ranges)
+        _refuse_without("random", dims=dims, input_ranges=input_ranges)
     outputs = _bnorm.run(m, _inputs(m, inputs), _seed("random", random), _dims(dims), _ranges(input_ranges))
     order = _io(m)[1]
     named = {name: _from_output(*outputs[name]) for name in order if name in outputs}
@@ -245,7 +245,7 @@ def compare(a, b, inputs=None, *, random=None, dims=None, input_ranges=None, tra
 
     inputs: {name: array} (the others random from random=SEED, or 0). tolerance "auto" (default: A's own
     rounding) or "fixed" (rtol/atol); error_stat: median, p90, p99, max or mean; trace=True: every value both
-    compute, and the first divergence. Returns the report whatever the verdict: report["exit_code"] is 1 when
+    compute, and the first divergence. Returns the report whatever the verdict: report["pass"] is False when
     the models differ (CheckFailed is for fold and upgrade, whose result is a model).
     """
     ma, _ = _model(a)

@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "core/progress.h"
 #include "eval/ops/activation/activation.h"
@@ -298,6 +299,7 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
   const bool trace = top && log().should_log(spdlog::level::trace);
   for (int i : p.order) {
     if (done[i]) continue;
+    interrupt::check();  // a flag an in-process user watches (<bnorm/interrupt.h>)
     const Stopwatch took;
     const bool fused = run_node(g, p, i, env, uses, pinned);
     if (top) phase->advance(fused ? 2 : 1);
