@@ -573,6 +573,34 @@ class Gil(Base):
         self.assertGreater(ticks, max(3, int(alone / 0.001) // 10), (ticks, alone))
 
 
+    def test_threads_calling_at_once_get_what_one_thread_gets(self):
+        proto = conv_bn_model()
+        model = bnorm.load(proto)
+        xs = [rng_floats(np.random.default_rng(i), (1, 3, 6, 6)) for i in range(4)]
+        want = [bnorm.eval(model, {"X": x})["Y"] for x in xs]
+        want_fold = bnorm.fold(proto.SerializeToString(), verify=True)
+        got, errors = [[] for _ in xs], []
+
+        def work(i):
+            try:
+                for _ in range(25):
+                    got[i].append(bnorm.eval(model, {"X": xs[i]})["Y"])
+                    got[i].append(bnorm.fold(proto.SerializeToString(), verify=True))
+            except Exception as e:  # noqa: BLE001 (reported below)
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        for i, results in enumerate(got):
+            for y, folded in zip(results[::2], results[1::2]):
+                np.testing.assert_array_equal(y, want[i])
+                self.assertEqual(folded, want_fold)
+
+
 class Leaks(Base):
     def test_a_thousand_calls_do_not_grow_the_process(self):
         proto = conv_bn_model()
