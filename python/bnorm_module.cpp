@@ -142,12 +142,16 @@ class SigintWatch {
 // one already.
 template <class F>
 auto call(F&& f, const std::optional<std::string>& file = std::nullopt) -> decltype(f()) {
+  SigintWatch sigint;
   std::vector<std::string> warnings;
-  std::vector<std::string>* previous = t_warnings;
-  t_warnings = &warnings;
+  struct Collect {
+    std::vector<std::string>* previous;
+    explicit Collect(std::vector<std::string>* w) : previous(t_warnings) { t_warnings = w; }
+    ~Collect() { t_warnings = previous; }
+  };
+  std::optional<Collect> collect(std::in_place, &warnings);
   std::exception_ptr failed;
   std::optional<decltype(f())> result;
-  SigintWatch sigint;
   {
     py::gil_scoped_release nogil;
     std::optional<api::InterruptScope> watch;
@@ -161,7 +165,7 @@ auto call(F&& f, const std::optional<std::string>& file = std::nullopt) -> declt
       failed = std::current_exception();
     }
   }
-  t_warnings = previous;
+  collect.reset();
   if (sigint.restore()) {
     // As if the signal came now: Python's handler raises KeyboardInterrupt.
     PyErr_SetInterrupt();

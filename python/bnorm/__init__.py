@@ -50,7 +50,7 @@ def _model(obj):
         return Model.from_bytes(bytes(obj)), ("bytes", None)
     serialize = getattr(obj, "SerializeToString", None)
     if callable(serialize):
-        return Model.from_bytes(serialize()), ("proto", type(obj))
+        return Model.from_bytes(serialize(), f"<{type(obj).__name__}>"), ("proto", type(obj))
     raise TypeError(f"a model is a path, bytes, an object with SerializeToString() (onnx.ModelProto) or a "
                     f"bnorm.Model, not {type(obj).__name__}")
 
