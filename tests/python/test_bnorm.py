@@ -521,7 +521,8 @@ x = bnorm.make_inputs(model, 0)
 bnorm.eval(short, x)
 start = time.perf_counter()
 bnorm.eval(short, x)
-print("node", (time.perf_counter() - start) / 16)
+node = (time.perf_counter() - start) / 16
+print("node", node)
 threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
 start = time.perf_counter()
 try:
@@ -530,6 +531,14 @@ try:
 except KeyboardInterrupt:
     print("interrupted", time.perf_counter() - start)
 print("then", sorted(bnorm.eval(short, x)))
+# A SIGINT handler of the user's is left alone: the evaluation runs to its end, then the handler runs.
+mid = bnorm.load(sys.argv[3])
+caught = []
+signal.signal(signal.SIGINT, lambda *_: caught.append(time.perf_counter()))
+threading.Timer(50 * node, os.kill, (os.getpid(), signal.SIGINT)).start()  # a quarter of the way
+start = time.perf_counter()
+out = bnorm.eval(mid, x)
+print("own", (time.perf_counter() - start) / node, len(caught), len(out))
 """
 
 
@@ -537,8 +546,9 @@ class Threads(Base):
     def test_ctrl_c_stops_an_evaluation_at_its_next_node(self):
         self.save(long_model(800), "long.onnx")
         self.save(long_model(16), "short.onnx")
+        self.save(long_model(200), "mid.onnx")
         (self.tmp / "run.py").write_text(INTERRUPTED)
-        r = subprocess.run([sys.executable, self.tmp / "run.py", self.tmp / "long.onnx", self.tmp / "short.onnx"],
+        r = subprocess.run([sys.executable, self.tmp / "run.py", *(self.tmp / f"{n}.onnx" for n in ("long", "short", "mid"))],
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
@@ -548,6 +558,9 @@ class Threads(Base):
         self.assertLess(took, 0.2 + 10 * node + 0.5, r.stdout)
         self.assertLess(took, 800 * node / 2, r.stdout)
         self.assertEqual(lines["then"], "['c15']")
+        nodes, handled, outputs = lines["own"].split()
+        self.assertGreater(float(nodes), 100, r.stdout)  # it ran past the signal, to its one output
+        self.assertEqual((handled, outputs), ("1", "1"), r.stdout)
 
 class Gil(Base):
     def test_a_call_releases_the_gil(self):
