@@ -4,6 +4,7 @@ directory this interpreter itself would import installed packages from.
     python3 install_dir.py PREFIX
 
 - PREFIX is the user base (~/.local): the user site (lib/python3.11/site-packages).
+- PREFIX is the venv this interpreter runs in: the venv's site-packages.
 - Debian's interpreter (it has the deb_system scheme): /usr gives
   lib/python3/dist-packages (Debian's packages); any other prefix gives
   lib/python3.11/dist-packages, which is what Debian's Python reads under
@@ -24,6 +25,8 @@ def relative_dir(prefix):
     schemes = sysconfig.get_scheme_names()
     if site.USER_BASE and os.path.normpath(site.USER_BASE) == prefix and "posix_user" in schemes:
         path = sysconfig.get_path("platlib", "posix_user", vars={"userbase": prefix})
+    elif sys.prefix != sys.base_prefix and os.path.normpath(sys.prefix) == prefix:
+        path = sysconfig.get_path("platlib")
     elif "deb_system" in schemes:
         if prefix == "/usr":
             path = sysconfig.get_path("platlib", "deb_system", vars=vars_)
