@@ -13,7 +13,8 @@ carries the ONNX type in its metadata (dtype.metadata == {"onnx_type": NAME}):
 
 bnorm.raw(array, "bfloat16") makes such a view; outputs of these types come
 as such views. An input without the metadata is taken as the model declares
-it when its container fits (a uint16 array for a bfloat16 input).
+it when its container fits (a uint16 array for a bfloat16 input). A list or a
+scalar (anything but an ndarray) takes the type the model declares.
 """
 import numpy as np
 
@@ -31,6 +32,8 @@ _NUMPY = {
     np.dtype(np.int16): 5, np.dtype(np.int32): 6, np.dtype(np.int64): 7, np.dtype(np.bool_): 9,
     np.dtype(np.float16): 10, np.dtype(np.float64): 11, np.dtype(np.uint32): 12, np.dtype(np.uint64): 13,
 }
+
+_DTYPE_OF = {code: dtype for dtype, code in _NUMPY.items()}
 
 # The raw types: (container, the values an element may take or None).
 RAW = {
@@ -70,6 +73,9 @@ def onnx_type_of(array):
 def to_input(name, value, declared=None):
     """(C-contiguous native array, ONNX type code) for input `name`; `declared` is the model's type for it."""
     from ._errors import UsageError
+    if not isinstance(value, np.ndarray) and declared in ONNX_TYPES and ONNX_TYPES[declared] in _DTYPE_OF:
+        # A list or a scalar takes the declared type (numpy would make 1.5 a float64).
+        value = np.asarray(value, dtype=_DTYPE_OF[ONNX_TYPES[declared]])
     a = np.asarray(value)
     kind = onnx_type_of(a)
     plain = np.dtype(a.dtype.str)  # without metadata, native order spelled out

@@ -169,6 +169,14 @@ class Numbers(Base):
         np.testing.assert_array_equal(bnorm.eval(proto, {"X": x})["Y"], want)
         np.testing.assert_array_equal(bnorm.eval(proto, {"X": x.astype(">f4")})["Y"], want)
 
+    def test_a_list_takes_the_declared_type_and_an_array_keeps_its_own(self):
+        proto = conv_bn_model()
+        x = rng_floats(np.random.default_rng(8), (1, 3, 6, 6))
+        np.testing.assert_array_equal(bnorm.eval(proto, {"X": x.tolist()})["Y"], bnorm.eval(proto, {"X": x})["Y"])
+        with self.assertRaises(bnorm.Error) as e:
+            bnorm.eval(proto, {"X": x.astype(np.float64)})
+        self.assertIn("'X'", e.exception.message)
+
     def test_outputs_are_not_copied(self):
         proto = conv_bn_model()
         y = bnorm.eval(proto, random=1)["Y"]
