@@ -1,6 +1,6 @@
 # Type stubs of the bnorm package (docs/python.md).
 import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -44,7 +44,7 @@ class Model:
     @property
     def path(self) -> Optional[str]: ...
 
-# What a function takes as a model; it gives back the same kind (a path gives a Model).
+# What a function takes as a model; fold and upgrade give back the same kind (a path gives a Model).
 ModelLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Model, Any]
 M = TypeVar("M")
 Report = Dict[str, Any]
@@ -55,9 +55,21 @@ def load(model: ModelLike) -> Model: ...
 def inspect(model: ModelLike, to: Optional[int] = ..., *, fp16: bool = ..., shapes: bool = ...,
             random: Optional[int] = ..., inputs: Optional[Arrays] = ..., dims: Optional[Mapping[str, int]] = ...,
             input_ranges: Optional[Ranges] = ...) -> Report: ...
+@overload
+def fold(model: Union[str, "os.PathLike[str]"], verify: bool = ..., *, norms: str = ..., keep_generated: bool = ...,
+         seed: Optional[int] = ...,
+         inputs: Optional[Arrays] = ..., input_sets: Optional[Sequence[Arrays]] = ...,
+         dims: Optional[Mapping[str, int]] = ..., input_ranges: Optional[Ranges] = ...) -> Tuple[Model, Report]: ...
+@overload
 def fold(model: M, verify: bool = ..., *, norms: str = ..., keep_generated: bool = ..., seed: Optional[int] = ...,
          inputs: Optional[Arrays] = ..., input_sets: Optional[Sequence[Arrays]] = ...,
          dims: Optional[Mapping[str, int]] = ..., input_ranges: Optional[Ranges] = ...) -> Tuple[M, Report]: ...
+@overload
+def upgrade(model: Union[str, "os.PathLike[str]"], to: int = ..., *, inference: bool = ..., no_casts: bool = ...,
+            no_check: bool = ..., fuse_norms: bool = ..., verify: bool = ..., seed: Optional[int] = ...,
+            dims: Optional[Mapping[str, int]] = ..., input_ranges: Optional[Ranges] = ...,
+            inputs: Optional[Arrays] = ..., input_sets: Optional[Sequence[Arrays]] = ...) -> Tuple[Model, Report]: ...
+@overload
 def upgrade(model: M, to: int = ..., *, inference: bool = ..., no_casts: bool = ..., no_check: bool = ...,
             fuse_norms: bool = ..., verify: bool = ..., seed: Optional[int] = ...,
             dims: Optional[Mapping[str, int]] = ..., input_ranges: Optional[Ranges] = ...,
