@@ -77,7 +77,8 @@ def upgrade(model: M, to: int = ..., *, inference: bool = ..., no_casts: bool = 
 def eval(model: ModelLike, inputs: Optional[Arrays] = ..., *, random: Optional[int] = ...,
          dims: Optional[Mapping[str, int]] = ..., input_ranges: Optional[Ranges] = ...) -> Dict[str, np.ndarray]: ...
 def make_inputs(model: ModelLike, random: int = ..., *, inputs: Optional[Arrays] = ...,
-                dims: Optional[Mapping[str, int]] = ..., input_ranges: Optional[Ranges] = ...) -> Dict[str, np.ndarray]: ...
+                dims: Optional[Mapping[str, int]] = ...,
+                input_ranges: Optional[Ranges] = ...) -> Dict[str, np.ndarray]: ...
 def compare(a: ModelLike, b: ModelLike, inputs: Optional[Arrays] = ..., *, random: Optional[int] = ...,
             dims: Optional[Mapping[str, int]] = ..., input_ranges: Optional[Ranges] = ..., trace: bool = ...,
             tolerance: Optional[str] = ..., error_stat: str = ..., rtol: Optional[float] = ...,

@@ -134,8 +134,8 @@ class Threads(Base):
         self.save(long_model(16), "short.onnx")
         self.save(long_model(200), "mid.onnx")
         (self.tmp / "run.py").write_text(INTERRUPTED)
-        r = subprocess.run([sys.executable, self.tmp / "run.py", *(self.tmp / f"{n}.onnx" for n in ("long", "short", "mid"))],
-                           capture_output=True, text=True, timeout=120)
+        models = [self.tmp / f"{n}.onnx" for n in ("long", "short", "mid")]
+        r = subprocess.run([sys.executable, self.tmp / "run.py", *models], capture_output=True, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
         self.assertIn("interrupted", lines, r.stdout)
