@@ -141,7 +141,7 @@ class Threads(Base):
         self.assertIn("interrupted", lines, r.stdout)
         node, took = float(lines["node"]), float(lines["interrupted"])
         # Stopped within a few nodes of the signal, long before the 800 nodes' end.
-        self.assertLess(took, 0.2 + 10 * node + 0.5, r.stdout)
+        self.assertLess(took, 0.2 + 10 * node + 1.5, r.stdout)  # slack for a loaded machine
         self.assertLess(took, 800 * node / 2, r.stdout)
         self.assertEqual(lines["then"], "['c15']")
         nodes, handled, outputs = lines["own"].split()
