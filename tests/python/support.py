@@ -122,19 +122,6 @@ class Base(unittest.TestCase):
         return path
 
 
-def big_model():
-    """Sixteen 3x3 convolutions of 32 channels on 96x96: long enough to see what other threads do meanwhile."""
-    rng = np.random.default_rng(5)
-    nodes, inits, prev = [], [], "x"
-    for i in range(16):
-        inits.append(numpy_helper.from_array(rng_floats(rng, (32, 32, 3, 3), -0.1, 0.1), f"w{i}"))
-        nodes.append(helper.make_node("Conv", [prev, f"w{i}"], [f"c{i}"], pads=[1, 1, 1, 1]))
-        prev = f"c{i}"
-    g = helper.make_graph(nodes, "big", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 96, 96])],
-                          [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, 32, 96, 96])], inits)
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-
-
 def long_model(n):
     """n 3x3 convolutions of 32 channels on 160x160, one weight: n = 800 is seconds of work in short nodes."""
     rng = np.random.default_rng(6)
