@@ -139,14 +139,13 @@ class Threads(Base):
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = dict(line.split(" ", 1) for line in r.stdout.splitlines())
         self.assertIn("interrupted", lines, r.stdout)
-        node, took = float(lines["node"]), float(lines["interrupted"])
-        # Stopped within a few nodes of the signal, long before the 800 nodes' end.
-        self.assertLess(took, 0.2 + 10 * node + 1.5, r.stdout)  # slack for a loaded machine
-        self.assertLess(took, 800 * node / 2, r.stdout)
+        node, after = float(lines["node"]), float(lines["interrupted"])
+        # KeyboardInterrupt within a few nodes of the signal; had the evaluation gone on, 780 more nodes.
+        self.assertLess(after, 0.2 + 20 * node, r.stdout)
         self.assertEqual(lines["then"], "['c15']")
-        nodes, handled, outputs = lines["own"].split()
-        self.assertGreater(float(nodes), 100, r.stdout)  # it ran past the signal, to its one output
-        self.assertEqual((handled, outputs), ("1", "1"), r.stdout)
+        # The signal came during the call; the user's handler ran once, after it; the call gave its one output.
+        self.assertEqual(lines["own"], "1 1 1", r.stdout)
+
 
 class Gil(Base):
     def test_a_call_releases_the_gil(self):
