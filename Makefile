@@ -9,8 +9,9 @@
 #                        make fuzz FUZZ_SECONDS=600
 #   make test-aarch64-kernels   the kernel layer and its tests cross-compiled for aarch64 (g++-aarch64-linux-gnu)
 #                        and run under qemu-user (not part of CI)
-#   make install         the binary, its man page and bash completion, the library and its CMake package
-#                        (PREFIX=/usr/local by default: make install PREFIX=$HOME/.local)
+#   make install         the binary, its man page and bash completion, the library and its CMake package, and
+#                        the Python module (`import bnorm`) into the prefix's site-packages when pybind11 is
+#                        there (PREFIX=/usr/local by default: make install PREFIX=$HOME/.local; docs/python.md)
 # docs/reliability.md has the fuzz targets, corpora, limits and findings; docs/performance.md the build times.
 BUILD      ?= build
 BUILD_TYPE ?= Release
@@ -85,7 +86,7 @@ install:
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
 	  -DBNORM_TESTS=OFF -DBNORM_BENCH=OFF $(CMAKE_ARGS) >/dev/null
 	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS) --target bnorm_cli bnorm_man bnorm_completion
+	@cmake --build $(BUILD) -j $(JOBS) --target bnorm_cli bnorm_man bnorm_completion bnorm_python
 	@cmake --install $(BUILD)
 
 clean:

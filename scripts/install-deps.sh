@@ -2,7 +2,9 @@
 # Installs what bnorm needs on Debian 12, by purpose, and only what is missing
 # (apt runs only then):
 #   scripts/install-deps.sh build     build the library and the bnorm binary (make demo, make build-bnorm)
-#   scripts/install-deps.sh install   the above and help2man (make install: the man page)
+#   scripts/install-deps.sh install   the above, help2man (make install: the man page), and pybind11,
+#                                     Python's headers and numpy (the Python module, `import bnorm`, which
+#                                     needs numpy at run time: docs/python.md)
 #   scripts/install-deps.sh test      the above and everything the tests, fuzzing, sanitizer runs and
 #                                     benchmarks use (make test, make test-sanitize, make fuzz)
 #   scripts/install-deps.sh aarch64   the cross compiler and qemu-user for make test-aarch64-kernels
@@ -13,7 +15,7 @@ build_packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
 )
-install_packages=(help2man)
+install_packages=(help2man pybind11-dev python3-dev python3-numpy)
 test_packages=(
   catch2 libbenchmark-dev
   libonnx-testdata python3-onnx python3-numpy python3-jsonschema

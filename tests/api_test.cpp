@@ -5,6 +5,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <atomic>
+
 #include <catch2/catch.hpp>
 
 #include "support/cli.h"
@@ -75,4 +77,29 @@ TEST_CASE("api: errors are bnorm::Error with the file, the node and the exit cod
   up.to = 99;
   CHECK_THROWS_AS(api::upgrade(*m, up), bnorm::Error);
   CHECK_THROWS_AS(api::load_bytes("not a model", "junk"), bnorm::Error);
+}
+
+TEST_CASE("api: an evaluation stops at the next node once the flag its thread watches is set", "[api][interrupt]") {
+  const api::ModelPtr m = api::load(testdata("demo_opset6.onnx").string());
+  const auto inputs = api::make_inputs(*m, 7);
+  std::atomic<bool> stop{false};
+  {
+    api::InterruptScope watch(stop);
+    CHECK(api::run(*m, inputs).size() == 1);  // not set: runs
+    stop = true;
+    try {
+      api::run(*m, inputs);
+      FAIL("the evaluation was not interrupted");
+    } catch (const bnorm::Error& e) {
+      CHECK(e.message() == "interrupted");
+      CHECK(e.exit_code() == 2);
+    }
+    // A fold's verify evaluates too (the error says which fold it was proving).
+    api::ModelPtr folded = api::copy(*m);
+    api::FoldRequest fold;
+    fold.verify = true;
+    CHECK_THROWS_WITH(api::fold(*folded, fold), Catch::Contains("interrupted (while verifying its fold"));
+  }
+  // Out of the scope the flag is nobody's.
+  CHECK(api::run(*m, inputs).size() == 1);
 }

@@ -1,5 +1,6 @@
 # Fails when a layer includes a header from a layer above it, when the
-# kernels or core include protobuf / ONNX, or when, inside a layer, a file
+# kernels or core include protobuf / ONNX, when the Python module includes
+# anything of the library's but its public API, or when, inside a layer, a file
 # includes a header of a level above its own (the wings of transforms and
 # the executor and families of eval: docs/architecture.md).
 # Run as: cmake -DSRC=<repo> -P layering.cmake
@@ -60,6 +61,18 @@ foreach(f ${public})
   foreach(l ${lines})
     if(l MATCHES "#include \"|onnx/|google/protobuf|fmt/|spdlog")
       string(APPEND bad "${f}: ${l} (the public API includes only <bnorm/...> and the standard library)\n")
+    endif()
+  endforeach()
+endforeach()
+# The Python module is a user of the public API, as the CLI's commands are
+# of the API: no header of the library's own, no protobuf or ONNX (models
+# cross as bytes). spdlog is the public logger "bnorm" (docs/api.md).
+file(GLOB python ${SRC}/python/*.cpp ${SRC}/python/*.h)
+foreach(f ${python})
+  file(STRINGS ${f} lines REGEX "^#include")
+  foreach(l ${lines})
+    if(l MATCHES "#include \"(core|kernels|model|eval|transforms|api)/|onnx/|google/protobuf")
+      string(APPEND bad "${f}: ${l} (the Python module is built on the public API alone)\n")
     endif()
   endforeach()
 endforeach()

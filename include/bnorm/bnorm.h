@@ -7,6 +7,7 @@
 #include <bnorm/eval.h>
 #include <bnorm/fold.h>
 #include <bnorm/inspect.h>
+#include <bnorm/interrupt.h>
 #include <bnorm/model.h>
 #include <bnorm/report.h>
 #include <bnorm/tensor.h>

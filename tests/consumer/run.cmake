@@ -1,6 +1,8 @@
 # install bnorm into a prefix, build the example of docs/api.md against it
 # (only the installed public headers are there: the internal ones are not
-# installed), run it on testdata/demo_opset6.onnx and check what it did.
+# installed), run it on testdata/demo_opset6.onnx and check what it did;
+# then, when the build has the Python module (PYTHON_DIR, relative to the
+# prefix), import it from the prefix and fold the same model with it.
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix
                 RESULT_VARIABLE rc OUTPUT_QUIET)
@@ -54,4 +56,23 @@ foreach(want "folded 3 of 3 BatchNormalization nodes" "logits: max abs" "1 outpu
 endforeach()
 if(NOT EXISTS ${WORK}/folded.onnx)
   message(FATAL_ERROR "no folded model")
+endif()
+
+if(PYTHON_DIR)
+  set(site ${WORK}/prefix/${PYTHON_DIR})
+  foreach(f __init__.py __init__.pyi _errors.py _tensors.py py.typed)
+    if(NOT EXISTS ${site}/bnorm/${f})
+      message(FATAL_ERROR "the Python package was not installed: no ${site}/bnorm/${f}")
+    endif()
+  endforeach()
+  # From the prefix, not the build: a folder of its own as the working
+  # directory, and PYTHONPATH the installed site-packages only.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${site} ${PYTHON} -c
+      "import sys, bnorm; assert bnorm.__file__.startswith(sys.argv[1]), bnorm.__file__; m, r = bnorm.fold(sys.argv[2]); print(len(r['folded']), 'folded by', bnorm.__file__)"
+      ${site} ${SRC}/testdata/demo_opset6.onnx
+    WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "${out}${err}")
+  if(rc OR NOT out MATCHES "^3 folded by ")
+    message(FATAL_ERROR "the installed Python module did not fold the model (exit ${rc})")
+  endif()
 endif()

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "core/progress.h"
 #include "eval/ops/activation/activation.h"
@@ -424,6 +425,7 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
       release(i);
       continue;
     }
+    interrupt::check();  // a flag an in-process user watches (<bnorm/interrupt.h>)
     const Stopwatch took;
     const std::vector<int> absorbed = run_node(g, p, i, env, uses, pinned);
     if (top) phase->advance(1 + absorbed.size());
