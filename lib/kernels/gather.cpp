@@ -2,6 +2,7 @@
 // (memcpy for stride 1, where it is the library's vector copy).
 #include "kernels/gather.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/isa.h"
@@ -12,7 +13,15 @@ namespace bnorm::kernels {
 #if BNORM_SIMD_LEVELS
 namespace detail {
 
-BNORM_ENTRY_AVX512 void gather_row_avx512(const float* src, size_t stride, size_t n, float* dst) noexcept {
+// `n` copies of v.
+BNORM_ENTRY_AVX512 inline void fill_avx512(float* dst, size_t n, float v) noexcept {
+  const __m512 f = _mm512_set1_ps(v);
+  size_t j = 0;
+  for (; j + 16 <= n; j += 16) _mm512_storeu_ps(dst + j, f);
+  if (j < n) _mm512_mask_storeu_ps(dst + j, static_cast<__mmask16>((1u << (n - j)) - 1), f);
+}
+
+BNORM_ENTRY_AVX512 inline void gather_avx512(const float* src, size_t stride, size_t n, float* dst) noexcept {
   size_t j = 0;
   if (stride == 1) {
     for (; j + 16 <= n; j += 16) _mm512_storeu_ps(dst + j, _mm512_loadu_ps(src + j));
@@ -34,18 +43,71 @@ BNORM_ENTRY_AVX512 void gather_row_avx512(const float* src, size_t stride, size_
   for (; j < n; ++j) dst[j] = src[j * stride];
 }
 
+BNORM_ENTRY_AVX512 void gather_row_avx512(const float* src, size_t stride, size_t n, float* dst) noexcept {
+  gather_avx512(src, stride, n, dst);
+}
+
 }  // namespace detail
 #endif
+
+namespace {
+
+// im2col_row's walk over the lines, with the level's fill and gather.
+template <class Fill, class Gather>
+inline void im2col_lines(const Im2colRow& r, size_t j0, size_t j1, float* dst, Fill fill, Gather gather) noexcept {
+  size_t oy = j0 / r.out_w, ox0 = j0 % r.out_w;
+  for (size_t j = j0; j < j1; ++oy, ox0 = 0) {
+    const size_t ox1 = std::min(r.out_w, ox0 + (j1 - j)), n = ox1 - ox0;
+    const ptrdiff_t iy = static_cast<ptrdiff_t>(oy * r.stride_y) + r.off_y;
+    if (iy < 0 || iy >= static_cast<ptrdiff_t>(r.in_h)) {
+      fill(dst, n, r.pad);
+    } else {
+      const size_t a = std::min(std::max(r.lo, ox0), ox1), b = std::max(a, std::min(r.hi, ox1));
+      fill(dst, a - ox0, r.pad);
+      const float* src = r.x + static_cast<size_t>(iy) * r.in_w +
+                         static_cast<size_t>(static_cast<ptrdiff_t>(a * r.stride_x) + r.off_x);
+      if (b > a) gather(src, r.stride_x, b - a, dst + (a - ox0));
+      fill(dst + (b - ox0), ox1 - b, r.pad);
+    }
+    dst += n;
+    j += n;
+  }
+}
+
+void fill_plain(float* dst, size_t n, float v) noexcept { std::fill(dst, dst + n, v); }
+
+void gather_plain(const float* src, size_t stride, size_t n, float* dst) noexcept {
+  if (stride == 1) {
+    std::memcpy(dst, src, n * sizeof(float));
+    return;
+  }
+  for (size_t j = 0; j < n; ++j) dst[j] = src[j * stride];
+}
+
+}  // namespace
+
+#if BNORM_SIMD_LEVELS
+namespace detail {
+
+BNORM_ENTRY_AVX512 void im2col_row_avx512(const Im2colRow& r, size_t j0, size_t j1, float* dst) noexcept {
+  im2col_lines(r, j0, j1, dst, fill_avx512, gather_avx512);
+}
+
+}  // namespace detail
+#endif
+
+void im2col_row(const Im2colRow& r, size_t j0, size_t j1, float* dst) noexcept {
+#if BNORM_SIMD_LEVELS
+  if (active_isa() == Isa::Avx512) return detail::im2col_row_avx512(r, j0, j1, dst);
+#endif
+  im2col_lines(r, j0, j1, dst, fill_plain, gather_plain);
+}
 
 void gather_row(const float* src, size_t stride, size_t n, float* dst) noexcept {
 #if BNORM_SIMD_LEVELS
   if (active_isa() == Isa::Avx512) return detail::gather_row_avx512(src, stride, n, dst);
 #endif
-  if (stride == 1) {
-    if (n) std::memcpy(dst, src, n * sizeof(float));
-    return;
-  }
-  for (size_t j = 0; j < n; ++j) dst[j] = src[j * stride];
+  if (n) gather_plain(src, stride, n, dst);
 }
 
 }  // namespace bnorm::kernels

@@ -13,4 +13,21 @@ namespace bnorm::kernels {
 
 void gather_row(const float* src, size_t stride, size_t n, float* dst) noexcept;
 
+// One row of a 2-D convolution's im2col matrix (one input channel and one
+// kernel offset), its positions [j0, j1) of the output's lines of out_w:
+//   dst[j - j0] = x[iy * in_w + ix]  with iy = (j / out_w) * stride_y + off_y,
+//                                        ix = (j % out_w) * stride_x + off_x,
+//   `pad` where iy is outside [0, in_h) or the output column outside
+//   [lo, hi) (the columns whose ix is inside [0, in_w): the caller's).
+// The lines are walked here, with gather_row's copies inlined, rather than
+// one call per line: an image of 7 to 56 columns has very many lines.
+struct Im2colRow {
+  const float* x;  // the channel's plane, in_h x in_w (may be null when in_h is 0)
+  size_t in_h, in_w, out_w, stride_y, stride_x;
+  ptrdiff_t off_y, off_x;  // the kernel offset times the dilation, minus the padding
+  size_t lo, hi;           // the output columns inside the image
+  float pad;
+};
+void im2col_row(const Im2colRow& r, size_t j0, size_t j1, float* dst) noexcept;
+
 }  // namespace bnorm::kernels

@@ -11,7 +11,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "support/kernel_test_support.hpp"
@@ -45,6 +47,51 @@ TEST_CASE("gather_row copies every stride-th element, and nothing past the last,
       }
   }
   ::munmap(map, 2 * page);
+}
+
+TEST_CASE("im2col_row gives every position its pixel or the padding value, at every level", "[kernels]") {
+  testing::SettingsGuard guard;
+  std::mt19937 rng(5);
+  for (Isa isa : testing::available_isas()) {
+    set_active_isa(isa);
+    for (size_t in_h : {1, 3, 8})
+      for (size_t in_w : {1, 5, 9, 23})
+        for (size_t sy : {1, 2})
+          for (size_t sx : {1, 2, 3})
+            for (ptrdiff_t off_y : {-2, 0, 1})
+              for (ptrdiff_t off_x : {-3, -1, 0, 2}) {
+                std::vector<float> x(in_h * in_w);
+                for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) + 0.25f;
+                // Output sizes past the image on both sides: padding columns and lines.
+                const size_t out_w = in_w / sx + 2, out_h = in_h / sy + 2;
+                size_t lo = out_w, hi = 0;  // the columns inside, from the definition
+                for (size_t ox = 0; ox < out_w; ++ox) {
+                  const ptrdiff_t ix = static_cast<ptrdiff_t>(ox * sx) + off_x;
+                  if (ix >= 0 && ix < static_cast<ptrdiff_t>(in_w)) lo = std::min(lo, ox), hi = std::max(hi, ox + 1);
+                }
+                if (lo > hi) lo = hi = 0;
+                const Im2colRow r{x.data(), in_h, in_w, out_w, sy, sx, off_y, off_x, lo, hi, -7.5f};
+                const size_t total = out_h * out_w;
+                std::uniform_int_distribution<size_t> at(0, total);
+                for (int trial = 0; trial < 3; ++trial) {
+                  size_t j0 = trial == 0 ? 0 : at(rng), j1 = trial == 0 ? total : at(rng);
+                  if (j0 > j1) std::swap(j0, j1);
+                  INFO(isa_name(isa) << " in " << in_h << "x" << in_w << " stride " << sy << "," << sx << " off " << off_y
+                                     << "," << off_x << " positions " << j0 << ".." << j1);
+                  std::vector<float> got(j1 - j0 + 2, 99.0f);
+                  im2col_row(r, j0, j1, got.data());
+                  for (size_t j = j0; j < j1; ++j) {
+                    const ptrdiff_t iy = static_cast<ptrdiff_t>(j / out_w * sy) + off_y;
+                    const ptrdiff_t ix = static_cast<ptrdiff_t>(j % out_w * sx) + off_x;
+                    const bool inside = iy >= 0 && iy < static_cast<ptrdiff_t>(in_h) && ix >= 0 &&
+                                        ix < static_cast<ptrdiff_t>(in_w);
+                    REQUIRE(got[j - j0] == (inside ? x[static_cast<size_t>(iy) * in_w + static_cast<size_t>(ix)] : -7.5f));
+                  }
+                  REQUIRE(got[j1 - j0] == 99.0f);
+                  REQUIRE(got[j1 - j0 + 1] == 99.0f);
+                }
+              }
+  }
 }
 
 }  // namespace

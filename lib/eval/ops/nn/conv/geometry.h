@@ -79,6 +79,15 @@ void im2col(const T* x, int64_t channels, const ConvGeometry& g, int64_t j0, int
           int64_t lo, hi;
           valid_range(ow, g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
           T* dst = col + row * width;
+          if constexpr (std::is_same_v<T, float>) {
+            if (g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.pad[0] == 0) {  // 1-D and 2-D
+              const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+              const kernels::Im2colRow r{xc, u(g.in[1]), u(g.in[2]), u(ow), u(g.stride[1]), u(g.stride[2]),
+                                         ky * g.dil[1] - g.pad[1], kx * g.dil[2] - g.pad[2], u(lo), u(hi), pad};
+              kernels::im2col_row(r, u(j0), u(j1), dst);
+              continue;
+            }
+          }
           // Output line (oz, oy) and column ox0 of position j, stepped
           // along rather than divided out again at each line.
           int64_t oz = j0 / ow / g.out[1], oy = j0 / ow % g.out[1], ox0 = j0 % ow;
