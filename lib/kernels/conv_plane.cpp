@@ -176,11 +176,71 @@ inline void plane_vectors(const T* x, const T* w, T* y, const ConvPlane& s) noex
   }
 }
 
+// The vector of half V's lanes (void below 128 bits).
+template <class V>
+struct Half {
+  using type = void;
+};
+template <>
+struct Half<simd::f32x16> {
+  using type = simd::f32x8;
+};
+template <>
+struct Half<simd::f32x8> {
+  using type = simd::f32x4;
+};
+template <>
+struct Half<simd::f64x8> {
+  using type = simd::f64x4;
+};
+template <>
+struct Half<simd::f64x4> {
+  using type = simd::f64x2;
+};
+
+// Elements of the zero-bordered copy of a small padded plane (16 KiB of floats).
+constexpr size_t kBorderedMax = 4096;
+
 template <class V, class T>
-inline void plane_body(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
+inline void plane_vectored(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
+  // Rows too narrow for one vector between their borders (a 10 x 10 map in
+  // 16 lanes) take narrower vectors: the same operations on every element.
+  using H = typename Half<V>::type;
+  if constexpr (!std::is_void_v<H>) {
+    if (s.out_w < simd::lanes<V>() + 2 * s.kernel_w) return plane_vectored<H>(x, w, y, s);
+  }
   if (s.kernel_h <= 16 && s.stride_w == 1) return plane_vectors<V, 1>(x, w, y, s);
   if (s.kernel_h <= 16 && s.stride_w == 2 && s.in_w > 0) return plane_vectors<V, 2>(x, w, y, s);
   for (size_t oy = 0; oy < s.out_h; ++oy) plane_by_taps(x, w, y, s, oy);
+}
+
+// (Not recursive: a template that calls itself is compiled out of line,
+// without the level's target attributes.)
+template <class V, class T>
+inline void plane_body(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
+  // A small padded plane is copied into a zero border first: every output
+  // column is then a vector column (one_column's scalar taps cost most of a
+  // 10 x 10 map's time). A zero read there adds fma(w, 0, acc), what a
+  // position in the padding adds: the same bits.
+  if ((s.pad_h || s.pad_w) && s.out_h && s.out_w && s.kernel_h && s.kernel_w && s.kernel_h <= 16 &&
+      s.stride_w <= 2) {
+    const size_t ph = (s.out_h - 1) * s.stride_h + (s.kernel_h - 1) * s.dil_h + 1;
+    const size_t pw = (s.out_w - 1) * s.stride_w + (s.kernel_w - 1) * s.dil_w + 1 + (s.stride_w == 2);
+    if (ph * pw <= kBorderedMax) {
+      alignas(64) T bordered[kBorderedMax];
+      std::fill(bordered, bordered + ph * pw, T(0));
+      for (size_t iy = 0; iy < s.in_h && iy + s.pad_h < ph; ++iy) {
+        const size_t n = std::min(s.in_w, pw > s.pad_w ? pw - s.pad_w : 0);
+        std::copy(x + iy * s.in_w, x + iy * s.in_w + n, bordered + (iy + s.pad_h) * pw + s.pad_w);
+      }
+      ConvPlane b = s;
+      b.in_h = ph;
+      b.in_w = pw;
+      b.pad_h = b.pad_w = 0;
+      return plane_vectored<V>(bordered, w, y, b);
+    }
+  }
+  plane_vectored<V>(x, w, y, s);
 }
 
 BNORM_ENTRY_GENERIC void plane_generic(const float* x, const float* w, float* y, const ConvPlane& s) noexcept {
