@@ -276,3 +276,35 @@ complete_words bnorm eval m.onnx --color al
     }
   }
 }
+
+TEST_CASE("commands that evaluate run OpenMP's threads with passive waits unless the user chose", "[cli][conventions]") {
+  // libgomp prints the settings it runs with under OMP_DISPLAY_ENV; the last print is the process that works.
+  auto last_policy = [](const std::string& err) {
+    const auto at = err.rfind("OMP_WAIT_POLICY = '");
+    return at == std::string::npos ? std::string() : err.substr(at + 19, err.find('\'', at + 19) - at - 19);
+  };
+  auto count = [](const std::string& err) {
+    size_t n = 0;
+    for (size_t at = err.find("OPENMP DISPLAY ENVIRONMENT BEGIN"); at != std::string::npos;
+         at = err.find("OPENMP DISPLAY ENVIRONMENT BEGIN", at + 1))
+      ++n;
+    return n;
+  };
+  CliLimits two;
+  two.env = {"OMP_DISPLAY_ENV=true", "OMP_NUM_THREADS=2", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"};
+  const auto r = run_cli({"eval", demo(), "--random", "0"}, two);
+  CHECK(r.exit_code == 0);
+  CHECK(last_policy(r.err) == "PASSIVE");
+  CHECK(count(r.err) == 2);  // started once more, with the policy set
+  CliLimits chosen = two;
+  chosen.env.push_back("OMP_WAIT_POLICY=active");
+  const auto a = run_cli({"-v", "eval", demo(), "--random", "0"}, chosen);
+  CHECK(a.exit_code == 0);
+  CHECK(last_policy(a.err) == "ACTIVE");
+  CHECK(count(a.err) == 1);
+  // A command that evaluates nothing, and one thread, start once.
+  CHECK(count(run_cli({"version"}, two).err) == 1);
+  CliLimits one = two;
+  one.env.push_back("OMP_NUM_THREADS=1");
+  CHECK(count(run_cli({"eval", demo(), "--random", "0"}, one).err) == 1);
+}

@@ -6,7 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <omp.h>
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <new>
@@ -17,6 +22,34 @@
 #include "core/error.h"
 #include "interrupts.h"
 #include "terminal.h"
+
+// OpenMP's threads wait for work passively (sleeping) unless the user
+// chose (OMP_WAIT_POLICY, GOMP_SPINCOUNT): libgomp's default spins up to
+// about 3 ms after each parallel region, which took the second core's time
+// so that two threads ran ResNet-18 no faster than one (docs/performance.md).
+// libgomp reads its variables once, before main (libc's own initializer
+// restores the environment a preinit function could set), so bnorm sets the
+// policy and starts itself again, the same process image: before anything
+// else runs, once (the variable is then set), only for the commands that
+// evaluate models (eval, fold, upgrade: the exec costs about 2.5 ms) and
+// only where OpenMP may use more than one thread. When the exec fails,
+// bnorm goes on as it is.
+namespace {
+void wait_passively(int argc, char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  const char* command = nullptr;  // the first word that is no option
+  for (int i = 1; i < argc && !command; ++i) {
+    if (argv[i][0] != '-') command = argv[i];
+  }
+  if (!command || (std::strcmp(command, "eval") && std::strcmp(command, "fold") && std::strcmp(command, "upgrade"))) {
+    return;
+  }
+  if (omp_get_max_threads() < 2) return;
+  if (::setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+  ::execv("/proc/self/exe", argv);
+  ::unsetenv("OMP_WAIT_POLICY");  // not taken: as before
+}
+}  // namespace
 
 namespace bnorm::cli {
 
@@ -149,6 +182,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  wait_passively(argc, argv);
   // Past a file size limit (ulimit -f), a write fails with EFBIG like on a
   // full disk, and is reported and cleaned up, instead of killing bnorm
   // with its temporary files left behind.
