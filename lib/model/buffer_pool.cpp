@@ -35,10 +35,10 @@ std::vector<uint8_t> BufferPool::reuse(size_t n) {
   auto it = free_.lower_bound(n);
   if (n < kMinBytes || it == free_.end() || it->first > 2 * n + kMinBytes) return {};
   std::vector<uint8_t> b = std::move(it->second);
-  held_ -= it->first;
+  held_ -= b.capacity();
   free_.erase(it);
   ++reused_;
-  b.resize(n);  // within its capacity: no allocation
+  b.resize(n);  // no larger than its size: nothing allocated, nothing filled
   return b;
 }
 
@@ -55,10 +55,12 @@ std::vector<uint8_t> BufferPool::take_for_overwrite(size_t n) {
 }
 
 void BufferPool::give(std::vector<uint8_t>&& b) {
+  // Held by size, not capacity: a vector grows past its size only by
+  // filling the new bytes, work a buffer about to be overwritten must not cost.
   const size_t cap = b.capacity();
-  if (cap < kMinBytes || held_ + cap > kMaxHeld) return;
+  if (b.size() < kMinBytes || held_ + cap > kMaxHeld) return;
   held_ += cap;
-  free_.emplace(cap, std::move(b));
+  free_.emplace(b.size(), std::move(b));
 }
 
 BufferPool* current_buffer_pool() noexcept { return tl_pool; }

@@ -7,7 +7,7 @@
 // A BufferPoolScope installs a pool on the calling thread while it lives
 // (nested scopes share the outer pool). While one is installed,
 // Tensor(dtype, dims) and the decoding of initializers take their storage
-// from the pool when a held buffer fits (capacity from n to 2n + 64 KiB,
+// from the pool when a held buffer fits (size from n to 2n + 64 KiB,
 // the smallest such), and the evaluator gives each value's storage back
 // after its last use. Buffers under 64 KiB are left to malloc, which
 // recycles them itself. The pool holds at most 256 MiB (the memory a run
@@ -43,8 +43,8 @@ class BufferPool {
   size_t reused() const { return reused_; }
 
  private:
-  std::multimap<size_t, std::vector<uint8_t>> free_;  // by capacity
-  // The smallest held buffer of capacity n to 2n + kMinBytes, sized n
+  std::multimap<size_t, std::vector<uint8_t>> free_;  // by size
+  // The smallest held buffer of size n to 2n + kMinBytes, resized (down) to n
   // (its old bytes kept where they fit); empty when none.
   std::vector<uint8_t> reuse(size_t n);
   size_t held_ = 0, reused_ = 0;

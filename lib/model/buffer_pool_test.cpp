@@ -26,11 +26,17 @@ TEST_CASE("A buffer given back serves the next take of about its size zeroed", "
   REQUIRE(std::all_of(b.begin(), b.end(), [](uint8_t v) { return v == 0; }));
   REQUIRE(pool.reused() == 1);
   REQUIRE(pool.held_bytes() == 0);
-  // For overwrite: the same storage, contents unspecified, sized as asked.
+  // For overwrite: the same storage, contents unspecified, sized as asked,
+  // when the buffer's size holds it (growing a vector within its capacity
+  // would fill the new bytes).
   pool.give(std::move(b));
-  const std::vector<uint8_t> c = pool.take_for_overwrite(n);
+  const std::vector<uint8_t> bigger = pool.take_for_overwrite(n);
+  REQUIRE(bigger.data() != storage);
+  REQUIRE(pool.reused() == 1);
+  const std::vector<uint8_t> c = pool.take_for_overwrite(n - 2000);
   REQUIRE(c.data() == storage);
-  REQUIRE(c.size() == n);
+  REQUIRE(c.size() == n - 2000);
+  REQUIRE(pool.reused() == 2);
 }
 
 TEST_CASE("The pool reuses no buffer more than twice the size asked nor keeps small ones", "[model][pool]") {
