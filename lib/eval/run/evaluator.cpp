@@ -296,6 +296,10 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
       ctx.inputs.push_back(v && v->is_tensor() ? &v->tensor : nullptr);
     }
     ctx.donated = eval::dying_inputs(n, env, uses, pinned);
+    if (cache_ && &g == main_ && !options_.replace) {
+      ctx.prepared_store = &cache_->prepared;
+      for (const auto& name : n.input()) ctx.constant_inputs.push_back(held_.count(name) || constant_outputs_.count(name));
+    }
     ctx.run_subgraph = [this, &env, &g, i, &ctx, &value_outs](const onnx::GraphProto& sub) {
       Env inner;
       inner.outer = &env;

@@ -63,6 +63,9 @@ struct EvalCache {
   const Model* model = nullptr;
   bool float64 = false;
   std::unordered_map<std::string, Tensor> weights;
+  // What ops derive from constant inputs (Gemm's transposed B), by input
+  // name and purpose (OpContext::prepared).
+  std::unordered_map<std::string, Tensor> prepared;
   BufferPool pool;
 };
 

@@ -620,3 +620,31 @@ TEST_CASE("a Conv runs alone where the node after it would not run as its fused 
     CHECK(seen == std::vector<std::string>{"Y", "N", "A", "Z"});
   }
 }
+
+TEST_CASE("runs sharing an EvalCache keep a Gemm's transposed constant weights, and only those", "[eval][cache]") {
+  // Y = A B^T: B a [3, 2] initializer, or given by the caller (then never kept).
+  GraphBuilder g(13);
+  g.input("A", DType::float32, {2, 2});
+  g.input("B", DType::float32, {3, 2});
+  g.initializer("B", Tensor::from_f64(DType::float32, {3, 2}, {1, 2, 3, 4, 5, 6}));
+  auto& n = g.node("Gemm", {"A", "B"}, {"Y"});
+  set_attr(n, "transB", int64_t{1});
+  g.output("Y");
+  const Tensor a = Tensor::from_f64(DType::float32, {2, 2}, {1, 10, 100, 1000});
+  bnorm::EvalCache cache;
+  bnorm::EvalOptions opts;
+  opts.cache = &cache;
+  for (int run = 0; run < 2; ++run) {
+    REQUIRE(evaluate(g.model(), {{"A", a}}, opts).at("Y").to_f64() ==
+            std::vector<double>{21, 43, 65, 2100, 4300, 6500});
+    CHECK(cache.prepared.size() == 1);
+  }
+  bnorm::EvalCache other;
+  opts.cache = &other;
+  for (double v : {1.0, 2.0}) {
+    const Tensor b = Tensor::from_f64(DType::float32, {3, 2}, {v, v, v, v, v, v});
+    REQUIRE(evaluate(g.model(), {{"A", a}, {"B", b}}, opts).at("Y").to_f64() ==
+            std::vector<double>{11 * v, 11 * v, 11 * v, 1100 * v, 1100 * v, 1100 * v});
+    CHECK(other.prepared.empty());
+  }
+}

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/tensor.h"
@@ -114,6 +115,18 @@ struct OpContext {
   // at the same tensor). nullptr otherwise. The executor drops the value
   // after the node either way.
   std::vector<Tensor*> donated;
+
+  // With an EvalCache (runs of one model that keep their weights): where
+  // data derived from constant inputs is kept from one run to the next,
+  // and which inputs are constant (initializers the caller did not
+  // override, or outputs of constant nodes). Null and empty otherwise.
+  std::unordered_map<std::string, Tensor>* prepared_store = nullptr;
+  std::vector<bool> constant_inputs;
+
+  // `make()`'s result for input i and purpose `what` ("transposed"): made
+  // in the first run and kept when input i is constant and a cache is
+  // given; else nullptr (the op makes what it needs itself).
+  const Tensor* prepared(size_t i, const std::string& what, const std::function<Tensor()>& make) const;
 
   size_t input_count() const { return inputs.size(); }
   Tensor* donated_input(size_t i) const { return i < donated.size() ? donated[i] : nullptr; }

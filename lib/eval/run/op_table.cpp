@@ -124,6 +124,14 @@ Tensor* OpContext::reusable(size_t i, DType t, const std::vector<int64_t>& dims)
   return d && d->dtype == t && d->dims == dims ? d : nullptr;
 }
 
+const Tensor* OpContext::prepared(size_t i, const std::string& what, const std::function<Tensor()>& make) const {
+  if (!prepared_store || i >= constant_inputs.size() || !constant_inputs[i] || !node) return nullptr;
+  const std::string key = node->input(static_cast<int>(i)) + "\n" + what;
+  auto it = prepared_store->find(key);
+  if (it == prepared_store->end()) it = prepared_store->emplace(key, make()).first;
+  return &it->second;
+}
+
 Tensor OpContext::input_or_copy(size_t i) const {
   if (Tensor* d = donated_input(i)) return std::move(*d);
   return pooled_copy(*inputs.at(i));

@@ -64,15 +64,28 @@ Tensors op_gemm(const OpContext& ctx) {
     std::vector<T> ka, kb;
     const T* pa = values_as<T>(a, ka);
     const T* pb = values_as<T>(b, kb);
-    // Transposed copies in storage of the run's pool (a layer's weights, every run).
-    PooledScratch sa(ta ? a.dims[0] * a.dims[1] * sizeof(T) : 0), sb(tb ? b.dims[0] * b.dims[1] * sizeof(T) : 0);
+    // Transposed copies: of a constant operand (a layer's weights) made once
+    // and kept by the runs' cache where there is one, else in storage of the
+    // run's pool.
+    auto kept = [&](bool trans, size_t i, const Tensor& t, const T* from) -> const Tensor* {
+      if (!trans) return nullptr;
+      return ctx.prepared(i, std::string("transposed ") + dtype_name(dtype_of<T>()), [&] {
+        Tensor out = tensor_for_overwrite(dtype_of<T>(), {t.dims[1], t.dims[0]});
+        transpose_into(from, t.dims[0], t.dims[1], out.data<T>());
+        return out;
+      });
+    };
+    const Tensor* kept_a = kept(ta, 0, a, pa);
+    const Tensor* kept_b = kept(tb, 1, b, pb);
+    PooledScratch sa(ta && !kept_a ? static_cast<size_t>(a.numel()) * sizeof(T) : 0),
+        sb(tb && !kept_b ? static_cast<size_t>(b.numel()) * sizeof(T) : 0);
     if (ta) {
-      transpose_into(pa, a.dims[0], a.dims[1], sa.as<T>());
-      pa = sa.as<T>();
+      if (!kept_a) transpose_into(pa, a.dims[0], a.dims[1], sa.as<T>());
+      pa = kept_a ? kept_a->data<T>() : sa.as<T>();
     }
     if (tb) {
-      transpose_into(pb, b.dims[0], b.dims[1], sb.as<T>());
-      pb = sb.as<T>();
+      if (!kept_b) transpose_into(pb, b.dims[0], b.dims[1], sb.as<T>());
+      pb = kept_b ? kept_b->data<T>() : sb.as<T>();
     }
     std::vector<T> y(static_cast<size_t>(m * n));
     gemm<T>(pa, k, pb, n, y.data(), n, m, n, k, false);
