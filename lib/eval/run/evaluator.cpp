@@ -425,7 +425,7 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
     if (done[i]) continue;
     if (top && !constant_.empty() && constant_[i] && from_cache(g.node(i), env)) {
       done[i] = true;
-      if (top) phase->advance(1);
+      phase->advance(1);
       release(i);
       continue;
     }
