@@ -324,13 +324,36 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
     int bn = p.norm_after.empty() ? -1 : p.norm_after[i];
     if (bn >= 0 && !norm_after_ready(g.node(bn), env, ctx, norm)) bn = -1;
     if (bn >= 0) ctx.norm_after = &norm;
-    // Fuse only when the activation's other inputs (Clip's bounds) exist now.
     // A Conv of float16 or bfloat16 would activate before its rounding: it
     // runs alone (norm_after_ready already asks for float or double).
     const bool rounds_apart = n.op_type() == "Conv" && !(ctx.input(0) && (ctx.input(0)->dtype == DType::float32 ||
                                                                           ctx.input(0)->dtype == DType::float64));
+    // A residual Add after the Conv (or after the BatchNormalization it
+    // applies), when its other operand exists now; the op adds it when it
+    // has the output's type and shape (residual_added), else the Add runs
+    // as a node of its own, and so does its activation.
+    int add = -1;
+    bool residual_added = false;
+    const int planned_add = p.add_after.empty() ? -1 : p.add_after[i];
+    if (planned_add >= 0 && !rounds_apart && (bn >= 0 || p.norm_after[i] < 0)) {
+      const auto& an = g.node(planned_add);
+      const std::string& y = g.node(bn >= 0 ? bn : i).output(0);
+      const std::string& other = an.input(0) == y ? an.input(1) : an.input(0);
+      const Tensor* r = nullptr;
+      try {
+        r = other.empty() ? nullptr : env.find_tensor(other);
+      } catch (const Error&) {
+        r = nullptr;  // the Add says why when it runs
+      }
+      if (r) {
+        add = planned_add;
+        ctx.residual = r;
+        ctx.residual_added = &residual_added;
+      }
+    }
+    // Fuse only when the activation's other inputs (Clip's bounds) exist now.
     Activation act;
-    const int j = bn >= 0 ? p.fused_with[bn] : rounds_apart ? -1 : p.fused_with[i];
+    const int j = add >= 0 ? p.add_act[i] : bn >= 0 ? p.fused_with[bn] : rounds_apart ? -1 : p.fused_with[i];
     if (j >= 0) {
       const auto& a = g.node(j);
       std::vector<const Tensor*> a_inputs{nullptr};
@@ -363,8 +386,16 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
       if (k >= static_cast<int>(out.size()) || out[k].dtype == DType::undefined) {
         fail(ErrorKind::unsupported, "output {} ('{}') is not computed", k, name);
       }
-      if (k == 0 && ctx.fused) name = g.node(j).output(0);
-      else if (k == 0 && ctx.norm_after) name = g.node(bn).output(0);
+      if (k == 0) {
+        // Output 0 is the value of the last node the op applied.
+        int last = ctx.norm_after ? bn : i;
+        if (add >= 0) {
+          if (residual_added) last = ctx.fused ? j : add;
+        } else if (ctx.fused) {
+          last = j;
+        }
+        name = g.node(last).output(0);
+      }
       if (options_.replace && &g == main_) {
         auto it = options_.replace->find(name);
         if (it != options_.replace->end()) eval::replace_output(name, it->second, out[k]);
@@ -374,7 +405,8 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
     }
     std::vector<int> absorbed;
     if (ctx.norm_after) absorbed.push_back(bn);
-    if (ctx.fused) absorbed.push_back(j);
+    if (add >= 0 && residual_added) absorbed.push_back(add);
+    if (ctx.fused && (add < 0 || residual_added)) absorbed.push_back(j);
     return absorbed;
   } catch (Error& e) {
     e.at_node(node_label(g, i), n.op_type(), ctx.version);

@@ -28,8 +28,10 @@
 // - A float or double Conv whose Y feeds exactly one inference
 //   BatchNormalization (spatial, parameters [M]) or activation node (and
 //   is no graph output) applies it, and the activation after that
-//   BatchNormalization, to each stretch of Y as it computes it; results
-//   are bitwise those of the nodes run apart (docs/semantics.md).
+//   BatchNormalization, to each stretch of Y as it computes it; likewise a
+//   residual Add after either whose other operand exists and has Y's
+//   shape, and the activation after the Add. Results are bitwise those of
+//   the nodes run apart (docs/semantics.md).
 #pragma once
 
 #include <functional>

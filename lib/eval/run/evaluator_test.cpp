@@ -68,14 +68,16 @@ struct FusedAndApart {
   bnorm::EvalStats fused_stats, apart_stats;
 };
 
-FusedAndApart fused_and_apart(const GraphBuilder& b, const Tensor& x) {
+FusedAndApart fused_and_apart(const GraphBuilder& b, const Tensor& x, const std::map<std::string, Tensor>& more = {}) {
   FusedAndApart r;
   bnorm::EvalOptions fused, apart;
   fused.stats = &r.fused_stats;
   apart.stats = &r.apart_stats;
   apart.fuse_activations = false;
-  r.fused = bnorm::evaluate(b.model(), {{"X", x}}, fused).at("Z");
-  r.apart = bnorm::evaluate(b.model(), {{"X", x}}, apart).at("Z");
+  std::map<std::string, Tensor> in = more;
+  in.emplace("X", x);
+  r.fused = bnorm::evaluate(b.model(), in, fused).at("Z");
+  r.apart = bnorm::evaluate(b.model(), in, apart).at("Z");
   return r;
 }
 
@@ -511,8 +513,17 @@ struct ConvCase {
   int64_t pad;
 };
 
-// X [2, 4, 9, 7] -> Conv (with bias) -> [BatchNormalization] -> [activation] -> Z.
-GraphBuilder conv_then(const ConvCase& cc, bool bn, const ActCase* act, DType t) {
+// How a residual Add follows: none, Add(y, R), Add(R, y), or R of shape
+// [1, M, 1, 1] (broadcast: not absorbed, the Add runs as a node).
+enum class Residual { none, left, right, broadcast };
+
+// Y's dims for X [2, 4, 9, 7].
+std::vector<int64_t> conv_out(const ConvCase& cc) {
+  return {2, cc.w[0], (9 + 2 * cc.pad - cc.w[2]) / cc.stride + 1, (7 + 2 * cc.pad - cc.w[3]) / cc.stride + 1};
+}
+
+// X [2, 4, 9, 7] -> Conv (with bias) -> [BatchNormalization] -> [Add R] -> [activation] -> Z.
+GraphBuilder conv_then(const ConvCase& cc, bool bn, const ActCase* act, DType t, Residual res = Residual::none) {
   GraphBuilder b(15);
   b.input("X", t, {2, 4, 9, 7});
   const int64_t m = cc.w[0];
@@ -530,6 +541,12 @@ GraphBuilder conv_then(const ConvCase& cc, bool bn, const ActCase* act, DType t)
     b.initializer("var", random_tensor(t, {m}, 0.2, 2, 5));
     b.node("BatchNormalization", {"Y", "scale", "B", "mean", "var"}, {"N"}, "norm");
     last = "N";
+  }
+  if (res != Residual::none) {
+    b.input("R", t, res == Residual::broadcast ? std::vector<int64_t>{1, m, 1, 1} : conv_out(cc));
+    b.node("Add", res == Residual::right ? std::vector<std::string>{"R", last} : std::vector<std::string>{last, "R"},
+           {"S"}, "add");
+    last = "S";
   }
   if (act) {
     std::vector<std::string> in{last};
@@ -649,4 +666,25 @@ TEST_CASE("runs sharing an EvalCache keep a Gemm's transposed constant weights, 
             std::vector<double>{11 * v, 11 * v, 11 * v, 1100 * v, 1100 * v, 1100 * v});
     CHECK(other.prepared.empty());
   }
+}
+
+TEST_CASE("a Conv adding the residual after it gives bitwise the nodes run apart", "[eval][fusion][conv]") {
+  const ConvCase cc = GENERATE(ConvCase{"3x3", {6, 4, 3, 3}, 1, 2, 1}, ConvCase{"depthwise", {4, 1, 3, 3}, 4, 1, 1});
+  const Residual res = GENERATE(Residual::left, Residual::right, Residual::broadcast);
+  const bool bn = GENERATE(false, true);
+  const bool relu = GENERATE(false, true);
+  const DType t = GENERATE(DType::float32, DType::float64);
+  const ActCase act{"Relu", 0};
+  INFO(fmt::format("{}{} + residual {}{}, {}", cc.name, bn ? " -> BN" : "", static_cast<int>(res),
+                   relu ? " -> Relu" : "", bnorm::dtype_name(t)));
+  const GraphBuilder b = conv_then(cc, bn, relu ? &act : nullptr, t, res);
+  const std::vector<int64_t> rdims = res == Residual::broadcast ? std::vector<int64_t>{1, cc.w[0], 1, 1} : conv_out(cc);
+  const FusedAndApart r =
+      fused_and_apart(b, random_tensor(t, {2, 4, 9, 7}, -3, 3, 1), {{"R", random_tensor(t, rdims, -2, 2, 8)}});
+  // Absorbed: the BatchNormalization, and the Add and the Relu after it unless the Add broadcasts.
+  const bool added = res != Residual::broadcast;
+  CHECK(r.fused_stats.nodes_run == 2 + (!added) + (!added && relu));
+  CHECK(r.apart_stats.nodes_run == 3 + bn + relu);
+  REQUIRE(r.fused.dims == r.apart.dims);
+  CHECK(r.fused.bytes == r.apart.bytes);
 }

@@ -93,6 +93,12 @@ struct OpContext {
     double epsilon;
   };
   const NormAfter* norm_after = nullptr;
+  // Conv only: a tensor to add to output 0 after norm_after and before
+  // `fused` (a residual Add the executor absorbs). The op sets
+  // *residual_added when it did (same type and shape as output 0); else the
+  // executor runs the Add itself.
+  const Tensor* residual = nullptr;
+  bool* residual_added = nullptr;
   // Runs a subgraph (If branches) with this node's scope as outer scope.
   // A branch output that is a sequence or optional becomes the node's
   // output at the same position (through value_outputs): If-13+ only.

@@ -39,6 +39,8 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
   }
   p.order = topological_order(g, p.reads);
   p.norm_after.assign(count, -1);
+  p.add_after.assign(count, -1);
+  p.add_act.assign(count, -1);
   if (!fuse) return p;
   // The one node that reads output 0 of node i, once and as its input 0,
   // when nothing else reads it and it is no pinned value; else -1.
@@ -53,6 +55,23 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
       const bool only_as_x = a.input_size() > 0 && a.input(0) == y &&
                              std::count(a.input().begin(), a.input().end(), y) == 1;
       return only_as_x && a.output_size() > 0 && !a.output(0).empty() ? j : -1;
+    }
+    return -1;
+  };
+  // The Add that reads output 0 of node i as one of its two operands, when
+  // nothing else reads it and it is no pinned value; else -1.
+  auto sole_add_reader = [&](int i) {
+    const auto& n = g.node(i);
+    if (n.output_size() == 0 || n.output(0).empty()) return -1;
+    const std::string& y = n.output(0);
+    if (p.uses[y] != 1 || pinned.count(y)) return -1;
+    for (int j = 0; j < count; ++j) {
+      const auto& a = g.node(j);
+      if (std::find(p.reads[j].begin(), p.reads[j].end(), y) == p.reads[j].end()) continue;
+      const bool add = a.op_type() == "Add" && is_default_domain(a.domain()) && a.input_size() == 2 &&
+                       std::count(a.input().begin(), a.input().end(), y) == 1 && a.output_size() > 0 &&
+                       !a.output(0).empty();
+      return add ? j : -1;
     }
     return -1;
   };
@@ -73,6 +92,14 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
     } else if (is_activation(j)) {
       p.fused_with[i] = j;
     }
+    // Then a residual Add (when no activation came first), and its activation.
+    const int last = p.norm_after[i] >= 0 ? p.norm_after[i] : i;
+    if (p.fused_with[last] >= 0) continue;
+    const int add = sole_add_reader(last);
+    if (add < 0) continue;
+    p.add_after[i] = add;
+    const int k = sole_reader(add);
+    if (is_activation(k)) p.add_act[i] = k;
   }
   return p;
 }

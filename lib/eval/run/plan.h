@@ -28,6 +28,11 @@ struct Plan {
   // activation (fused_with) after it; or -1. A Conv followed directly by an
   // activation has it in fused_with.
   std::vector<int> norm_after;
+  // By Conv node: the Add that reads its output, or its BatchNormalization's
+  // (and nothing else does), with another value: the residual of a ResNet
+  // block, added as the Conv computes when it has Y's shape; and the
+  // activation after that Add (or -1).
+  std::vector<int> add_after, add_act;
 };
 
 // Plans `g` in `env` (which holds its inputs and outer values); `pinned`

@@ -156,12 +156,26 @@ template <typename T>
 struct Finish {
   const T* bias = nullptr;                         // [M]
   const kernels::BnInferParams<T>* norm = nullptr;  // [M] each
+  const T* residual = nullptr;                     // Y's shape: added element by element (Add's a + b)
+  const T* y_base = nullptr;                       // Y's data: where `residual` lines up
   const kernels::Activation* act = nullptr;
 
   // Rows [c0, c0 + rows) of the output's channels, ld apart, cols each.
   void operator()(T* y, int64_t ld, int64_t c0, int64_t rows, int64_t cols) const {
     add_bias_rows(y, ld, bias ? bias + c0 : nullptr, rows, cols);
-    if (norm || act) bn_rows(y, ld, c0, rows, cols, norm, act ? *act : kernels::Activation{});
+    const kernels::Activation none;
+    if (!residual) {
+      if (norm || act) bn_rows(y, ld, c0, rows, cols, norm, act ? *act : none);
+      return;
+    }
+    if (norm) bn_rows(y, ld, c0, rows, cols, norm, none);
+    const T* r = residual + (y - y_base);
+    for (int64_t k = 0; k < rows; ++k) {
+      T* row = y + k * ld;
+      const T* add = r + k * ld;
+      for (int64_t j = 0; j < cols; ++j) row[j] = row[j] + add[j];
+    }
+    if (act) bn_rows(y, ld, c0, rows, cols, nullptr, *act);
   }
 };
 
@@ -288,9 +302,20 @@ Tensors op_conv(const OpContext& ctx) {
     // A fused BatchNormalization's parameters as that op reads them (P = T).
     std::vector<T> ns, nb, nm, nv;
     kernels::BnInferParams<T> norm{};
-    if (ctx.norm_after || ctx.fused) {
+    if (ctx.norm_after || ctx.fused || ctx.residual) {
       if (!own) fail(ErrorKind::unsupported, "a Conv of {} cannot apply the nodes after it", dtype_name(x.dtype));
       finish.act = ctx.fused;
+    }
+    if (const Tensor* r = ctx.residual) {
+      // Added only with Y's type and shape (Add's broadcasting is not done
+      // here), and then the activation after it; else both run as nodes.
+      if (r->dtype == x.dtype && r->dims == ydims && ctx.residual_added) {
+        finish.residual = r->data<T>();
+        finish.y_base = y;
+        *ctx.residual_added = true;
+      } else {
+        finish.act = nullptr;
+      }
     }
     if (const OpContext::NormAfter* na = ctx.norm_after) {
       ns = load_values<T>(*na->scale), nb = load_values<T>(*na->bias), nm = load_values<T>(*na->mean),
