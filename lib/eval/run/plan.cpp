@@ -42,38 +42,33 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
   p.add_after.assign(count, -1);
   p.add_act.assign(count, -1);
   if (!fuse) return p;
-  // The one node that reads output 0 of node i, once and as its input 0,
-  // when nothing else reads it and it is no pinned value; else -1.
-  auto sole_reader = [&](int i) {
+  // The one node that reads output 0 of node i, once, when nothing else
+  // reads it, it is no pinned value and that node names an output 0; else -1.
+  auto only_reader = [&](int i) {
     const auto& n = g.node(i);
     if (n.output_size() == 0 || n.output(0).empty()) return -1;
     const std::string& y = n.output(0);
     if (p.uses[y] != 1 || pinned.count(y)) return -1;
     for (int j = 0; j < count; ++j) {
-      const auto& a = g.node(j);
       if (std::find(p.reads[j].begin(), p.reads[j].end(), y) == p.reads[j].end()) continue;
-      const bool only_as_x = a.input_size() > 0 && a.input(0) == y &&
-                             std::count(a.input().begin(), a.input().end(), y) == 1;
-      return only_as_x && a.output_size() > 0 && !a.output(0).empty() ? j : -1;
+      const auto& a = g.node(j);
+      const bool once = std::count(a.input().begin(), a.input().end(), y) == 1;
+      return once && a.output_size() > 0 && !a.output(0).empty() ? j : -1;
     }
     return -1;
   };
-  // The Add that reads output 0 of node i as one of its two operands, when
-  // nothing else reads it and it is no pinned value; else -1.
+  // That reader when it reads the value as its input 0 (an activation's or
+  // a BatchNormalization's X).
+  auto sole_reader = [&](int i) {
+    const int j = only_reader(i);
+    return j >= 0 && g.node(j).input(0) == g.node(i).output(0) ? j : -1;
+  };
+  // That reader when it is an Add of two operands (a residual Add).
   auto sole_add_reader = [&](int i) {
-    const auto& n = g.node(i);
-    if (n.output_size() == 0 || n.output(0).empty()) return -1;
-    const std::string& y = n.output(0);
-    if (p.uses[y] != 1 || pinned.count(y)) return -1;
-    for (int j = 0; j < count; ++j) {
-      const auto& a = g.node(j);
-      if (std::find(p.reads[j].begin(), p.reads[j].end(), y) == p.reads[j].end()) continue;
-      const bool add = a.op_type() == "Add" && is_default_domain(a.domain()) && a.input_size() == 2 &&
-                       std::count(a.input().begin(), a.input().end(), y) == 1 && a.output_size() > 0 &&
-                       !a.output(0).empty();
-      return add ? j : -1;
-    }
-    return -1;
+    const int j = only_reader(i);
+    const bool add = j >= 0 && g.node(j).op_type() == "Add" && is_default_domain(g.node(j).domain()) &&
+                     g.node(j).input_size() == 2;
+    return add ? j : -1;
   };
   auto is_activation = [&](int j) {
     return j >= 0 && is_default_domain(g.node(j).domain()) && is_activation_op(g.node(j).op_type());
