@@ -191,16 +191,21 @@ std::string differing_output(const std::map<std::string, Tensor>& a, const std::
   return {};
 }
 
-json timing_json(const Timing& t) {
+// The figures the text and the JSON give of a timing.
+struct TimingFigures {
+  double first, min, median, cpu_min, cpu_median;
+};
+
+TimingFigures figures(const Timing& t) {
   auto least = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-  return {{"runs", t.wall_ms.size()},
-          {"threads", t.threads},
-          {"first_ms", t.wall_ms.front()},
-          {"min_ms", least(t.wall_ms)},
-          {"median_ms", median(t.wall_ms)},
-          {"cpu_min_ms", least(t.cpu_ms)},
-          {"cpu_median_ms", median(t.cpu_ms)},
-          {"identical", t.differs.empty()}};
+  return {t.wall_ms.front(), least(t.wall_ms), median(t.wall_ms), least(t.cpu_ms), median(t.cpu_ms)};
+}
+
+json timing_json(const Timing& t) {
+  const TimingFigures f = figures(t);
+  return {{"runs", t.wall_ms.size()}, {"threads", t.threads},        {"first_ms", f.first},
+          {"min_ms", f.min},          {"median_ms", f.median},        {"cpu_min_ms", f.cpu_min},
+          {"cpu_median_ms", f.cpu_median}, {"identical", t.differs.empty()}};
 }
 
 }  // namespace
@@ -239,11 +244,11 @@ ModelRuns run_model(const Model& model, const std::map<std::string, Tensor>& inp
 }
 
 std::string timing_text(const Timing& t) {
-  const std::vector<double>& w = t.wall_ms;
+  const TimingFigures f = figures(t);
   return fmt::format("timing: {} runs on {} thread{}: first {:.3f} ms, fastest {:.3f} ms, median {:.3f} ms; CPU fastest "
                      "{:.3f} ms, median {:.3f} ms",
-                     w.size(), t.threads, t.threads == 1 ? "" : "s", w.front(), *std::min_element(w.begin(), w.end()),
-                     median(w), *std::min_element(t.cpu_ms.begin(), t.cpu_ms.end()), median(t.cpu_ms));
+                     t.wall_ms.size(), t.threads, t.threads == 1 ? "" : "s", f.first, f.min, f.median, f.cpu_min,
+                     f.cpu_median);
 }
 
 json model_document(const std::string& model, const std::vector<OutputStats>& outputs,

@@ -23,6 +23,8 @@
 #include "core/log.h"
 #include "core/progress.h"
 #include "eval/ops/activation/activation.h"
+#include "eval/run/cache.h"
+#include "eval/run/fusion.h"
 #include "eval/run/inputs.h"
 #include "eval/run/op.h"
 #include "eval/run/plan.h"
@@ -103,30 +105,8 @@ class Runner {
   std::vector<int> run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
                             const std::unordered_map<std::string, int>& uses, const std::set<std::string>& pinned);
 
-  // Whether BatchNormalization node `bn` runs, on what Conv `ctx` makes, as
-  // OpContext::norm_after describes (inference, spatial, float or double,
-  // parameters [M] of a floating type the version has, no other output
-  // wanted); then `na` holds its parameters.
-  bool norm_after_ready(const onnx::NodeProto& bn, const Env& env, const OpContext& ctx,
-                        OpContext::NormAfter& na) const;
-
   // Reports node k's tensor outputs to options_.on_value (main graph only).
   void observe(const onnx::GraphProto& g, int k, const Env& env) const;
-
-  // A constant node's outputs from the cache, when it has them all: then
-  // they are moved into `env` and the node need not run.
-  bool from_cache(const onnx::NodeProto& n, Env& env) const {
-    for (const auto& o : n.output()) {
-      if (!o.empty() && !cache_->weights.count(o)) return false;
-    }
-    for (const auto& o : n.output()) {
-      if (o.empty()) continue;
-      auto it = cache_->weights.find(o);
-      env.values[o] = Value::of(std::move(it->second));
-      cache_->weights.erase(it);
-    }
-    return true;
-  }
 
   const EvalOptions& options_;
   int64_t opset_;
@@ -138,27 +118,6 @@ class Runner {
   std::vector<bool> constant_;  // by main-graph node: its outputs are constant
   std::set<std::string> constant_outputs_;
 };
-
-// Nodes of `g`, in plan order, whose every input is constant: one of
-// `constants` (initializers) or an output of another such node. Nodes with
-// subgraphs are left out (their bodies may read anything).
-std::vector<bool> constant_nodes(const onnx::GraphProto& g, const Plan& p, std::set<std::string> constants) {
-  std::vector<bool> out(g.node_size(), false);
-  for (int i : p.order) {
-    const auto& n = g.node(i);
-    const bool subgraph = std::any_of(n.attribute().begin(), n.attribute().end(),
-                                      [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size() > 0; });
-    if (subgraph) continue;
-    bool all = true;
-    for (const auto& in : n.input()) all = all && (in.empty() || constants.count(in));
-    if (!all) continue;
-    out[i] = true;
-    for (const auto& o : n.output()) {
-      if (!o.empty()) constants.insert(o);
-    }
-  }
-  return out;
-}
 
 void Runner::observe(const onnx::GraphProto& g, int k, const Env& env) const {
   if (!options_.on_value || &g != main_) return;
@@ -246,33 +205,6 @@ Tensors branch_outputs(Values vals, int version, std::vector<std::optional<Value
   return out;
 }
 
-bool Runner::norm_after_ready(const onnx::NodeProto& bn, const Env& env, const OpContext& ctx,
-                              OpContext::NormAfter& na) const {
-  const Tensor* x = ctx.input(0);
-  const Tensor* w = ctx.input(1);
-  if (!x || !w || w->dims.empty() || (x->dtype != DType::float32 && x->dtype != DType::float64)) return false;
-  if (bn.input_size() != 5) return false;
-  for (int k = 1; k < bn.output_size(); ++k) {
-    if (!bn.output(k).empty()) return false;
-  }
-  NormNode nn;
-  const Tensor* params[4];
-  try {
-    nn = read_norm_node(bn, opset_);
-    for (int k = 0; k < 4; ++k) params[k] = bn.input(k + 1).empty() ? nullptr : env.find_tensor(bn.input(k + 1));
-  } catch (const Error&) {
-    return false;  // the BatchNormalization node says why when it runs
-  }
-  if (nn.training || !(nn.spatial || nn.version >= 9)) return false;
-  for (int k = 0; k < 4; ++k) {
-    const Tensor* t = params[k];
-    if (!t || !is_floating(t->dtype) || t->dims != std::vector<int64_t>{w->dims[0]}) return false;
-    if (t->dtype == DType::bfloat16 && nn.version < 14) return false;
-  }
-  na = {params[0], params[1], params[2], params[3], nn.epsilon};
-  return true;
-}
-
 std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int i, Env& env,
                                   const std::unordered_map<std::string, int>& uses,
                                   const std::set<std::string>& pinned) {
@@ -322,12 +254,11 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
     // in inference mode on what the Conv makes (else each runs alone).
     OpContext::NormAfter norm;
     int bn = p.norm_after.empty() ? -1 : p.norm_after[i];
-    if (bn >= 0 && !norm_after_ready(g.node(bn), env, ctx, norm)) bn = -1;
+    if (bn >= 0 && !eval::norm_after_ready(g.node(bn), opset_, env, ctx, norm)) bn = -1;
     if (bn >= 0) ctx.norm_after = &norm;
     // A Conv of float16 or bfloat16 would activate before its rounding: it
     // runs alone (norm_after_ready already asks for float or double).
-    const bool rounds_apart = n.op_type() == "Conv" && !(ctx.input(0) && (ctx.input(0)->dtype == DType::float32 ||
-                                                                          ctx.input(0)->dtype == DType::float64));
+    const bool rounds_apart = n.op_type() == "Conv" && !eval::exact_epilogue(ctx);
     // A residual Add after the Conv (or after the BatchNormalization it
     // applies), when its other operand exists now; the op adds it when it
     // has the output's type and shape (residual_added), else the Add runs
@@ -336,15 +267,7 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
     bool residual_added = false;
     const int planned_add = p.add_after.empty() ? -1 : p.add_after[i];
     if (planned_add >= 0 && !rounds_apart && (bn >= 0 || p.norm_after[i] < 0)) {
-      const auto& an = g.node(planned_add);
-      const std::string& y = g.node(bn >= 0 ? bn : i).output(0);
-      const std::string& other = an.input(0) == y ? an.input(1) : an.input(0);
-      const Tensor* r = nullptr;
-      try {
-        r = other.empty() ? nullptr : env.find_tensor(other);
-      } catch (const Error&) {
-        r = nullptr;  // the Add says why when it runs
-      }
+      const Tensor* r = eval::residual_operand(g.node(planned_add), g.node(bn >= 0 ? bn : i).output(0), env);
       if (r) {
         add = planned_add;
         ctx.residual = r;
@@ -422,7 +345,7 @@ Values Runner::run_graph(const onnx::GraphProto& g, Env& env, const std::vector<
   Plan p = plan(g, env, pinned);
   // An observer or a replacement must see every node run.
   if (cache_ && !options_.on_value && !options_.replace) {
-    constant_ = constant_nodes(g, p, held_);
+    constant_ = eval::constant_nodes(g, p, held_);
     for (int i = 0; i < g.node_size(); ++i) {
       if (!constant_[i]) continue;
       for (const auto& o : g.node(i).output()) {
@@ -455,7 +378,7 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
   const bool trace = top && log().should_log(spdlog::level::trace);
   for (int i : p.order) {
     if (done[i]) continue;
-    if (top && !constant_.empty() && constant_[i] && from_cache(g.node(i), env)) {
+    if (top && !constant_.empty() && constant_[i] && eval::take_outputs(*cache_, g.node(i), env)) {
       done[i] = true;
       phase->advance(1);
       release(i);
@@ -519,9 +442,6 @@ std::map<std::string, eval::Value> evaluate_values(const Model& model, const std
                                                    const EvalOptions& options) {
   const onnx::GraphProto& g = model.proto.graph();
   EvalCache* cache = options.cache;
-  if (cache && cache->model && (cache->model != &model || cache->float64 != options.float64)) {
-    fail(ErrorKind::usage, "an evaluation cache belongs to one model and one float64 setting");
-  }
   // Storage of values past their last use serves later outputs (memory
   // planning); with a cache, from one run to the next too.
   std::optional<BufferPoolScope> pool;
@@ -548,19 +468,9 @@ std::map<std::string, eval::Value> evaluate_values(const Model& model, const std
     if (!declared.count(name)) fail(ErrorKind::usage, "'{}' is not an input of the model", name);
   }
   runner.add_initializers(g, env);
-  std::set<std::string> weights;  // the initializers the cache keeps (given inputs override theirs)
+  std::set<std::string> weights;  // the initializers the cache keeps
   if (cache) {
-    cache->model = &model;
-    cache->float64 = options.float64;
-    for (const auto& [name, t] : env.lazy) weights.insert(name);
-    for (auto it = cache->weights.begin(); it != cache->weights.end();) {
-      if (env.lazy.erase(it->first)) {
-        env.values[it->first] = Value::of(std::move(it->second));
-        it = cache->weights.erase(it);
-      } else {
-        ++it;  // a constant node's output: taken when the node's turn comes
-      }
-    }
+    weights = eval::take_weights(*cache, model, options.float64, env);
     runner.hold(weights);
     runner.cache_constants(cache);
   }
@@ -570,16 +480,7 @@ std::map<std::string, eval::Value> evaluate_values(const Model& model, const std
   }
   const Stopwatch took;
   Values values = runner.run_graph(g, env, wanted);
-  if (cache) {
-    cache->weights.clear();
-    const std::set<std::string>& constants = runner.constant_outputs();
-    for (const std::set<std::string>* names : {&std::as_const(weights), &constants}) {
-      for (const auto& name : *names) {
-        auto it = env.values.find(name);
-        if (it != env.values.end() && it->second.is_tensor()) cache->weights[name] = std::move(it->second.tensor);
-      }
-    }
-  }
+  if (cache) eval::give_back(*cache, env, weights, runner.constant_outputs());
   log().debug("evaluated {} nodes of {} ({:.1f} ms)", g.node_size(), model.path.string(), took.ms());
   std::map<std::string, Value> out;
   for (size_t i = 0; i < wanted.size(); ++i) out[wanted[i]] = std::move(values[i]);

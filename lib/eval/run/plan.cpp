@@ -99,12 +99,35 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
   return p;
 }
 
+namespace {
+
+bool has_subgraph(const onnx::NodeProto& n) {
+  return std::any_of(n.attribute().begin(), n.attribute().end(),
+                     [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size() > 0; });
+}
+
+}  // namespace
+
+std::vector<bool> constant_nodes(const onnx::GraphProto& g, const Plan& p, std::set<std::string> constants) {
+  std::vector<bool> out(g.node_size(), false);
+  for (int i : p.order) {
+    const auto& n = g.node(i);
+    if (has_subgraph(n)) continue;
+    bool all = true;
+    for (const auto& in : n.input()) all = all && (in.empty() || constants.count(in));
+    if (!all) continue;
+    out[i] = true;
+    for (const auto& o : n.output()) {
+      if (!o.empty()) constants.insert(o);
+    }
+  }
+  return out;
+}
+
 std::vector<Tensor*> dying_inputs(const onnx::NodeProto& n, Env& env, const std::unordered_map<std::string, int>& uses,
                                   const std::set<std::string>& pinned) {
   std::vector<Tensor*> out(static_cast<size_t>(n.input_size()), nullptr);
-  const bool subgraphs = std::any_of(n.attribute().begin(), n.attribute().end(),
-                                     [](const auto& a) { return a.has_g() || a.graphs_size() > 0; });
-  if (subgraphs) return out;
+  if (has_subgraph(n)) return out;
   for (int k = 0; k < n.input_size(); ++k) {
     const std::string& name = n.input(k);
     auto it = name.empty() ? env.values.end() : env.values.find(name);

@@ -41,6 +41,12 @@ struct Plan {
 // the node when an input names no value.
 Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::string>& pinned, bool fuse);
 
+// Nodes of `g`, in plan order, whose every input is constant: one of
+// `constants` (initializers) or an output of another such node (an
+// EvalCache keeps their outputs). Nodes with subgraphs are left out: their
+// bodies may read anything.
+std::vector<bool> constant_nodes(const onnx::GraphProto& g, const Plan& p, std::set<std::string> constants);
+
 // By position, node `n`'s inputs whose value dies at it: held in `env`
 // itself (not an outer scope), a tensor, not pinned, read by no later node
 // (`uses`: readers still to run, n included) and read once by n, which has
