@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/isa.h"
@@ -214,10 +215,112 @@ inline void plane_vectored(const T* x, const T* w, T* y, const ConvPlane& s) noe
   for (size_t oy = 0; oy < s.out_h; ++oy) plane_by_taps(x, w, y, s, oy);
 }
 
+// Bytes of the zero-bordered band of input rows the 3 x 3 path copies in.
+constexpr size_t kBandBytes = 48 * 1024;
+
+// The 3 x 3 kernel at stride S in both directions, dilation 1, in vectors
+// of V, for planes with at least one vector of output columns: the input
+// rows of a band of output rows are copied into a zero border first (a
+// read there adds fma(w, 0, acc), what a padded position adds), so every
+// output column is a vector column; the nine weights stay in registers.
+// The last vector of a row ends at the row's end (its first columns get
+// their own value again). Per element: fma over (ky, kx) in row-major
+// order from 0, as every other path.
+template <class V, size_t S, class T>
+inline void plane3(const T* x, const T* w, T* y, const ConvPlane& s, T* band, size_t pitch) noexcept {
+  constexpr size_t L = simd::lanes<V>();
+  const size_t ow = s.out_w, rows_max = kBandBytes / sizeof(T) / pitch, per_band = (rows_max - 3) / S + 1;
+  T wk[9];
+  for (size_t k = 0; k < 9; ++k) wk[k] = w[k];
+  for (size_t oy0 = 0; oy0 < s.out_h; oy0 += per_band) {
+    const size_t oy1 = std::min(s.out_h, oy0 + per_band), rows = (oy1 - oy0 - 1) * S + 3;
+    for (size_t r = 0; r < rows; ++r) {
+      T* d = band + r * pitch;
+      const size_t iy_pad = oy0 * S + r;  // iy + pad_h
+      size_t done = 0;
+      if (iy_pad >= s.pad_h && iy_pad - s.pad_h < s.in_h && s.pad_w < pitch) {
+        const T* src = x + (iy_pad - s.pad_h) * s.in_w;
+        const size_t n = std::min(s.in_w, pitch - s.pad_w);
+        std::fill(d, d + s.pad_w, T(0));
+        std::memcpy(d + s.pad_w, src, n * sizeof(T));
+        done = s.pad_w + n;
+      }
+      std::fill(d + done, d + pitch, T(0));
+    }
+    for (size_t oy = oy0; oy < oy1; ++oy) {
+      const T* r0 = band + (oy - oy0) * S * pitch;
+      T* yr = y + oy * ow;
+      const auto vectors = [&](auto u_count, size_t ox) {
+        constexpr size_t U = decltype(u_count)::value;
+        V acc[U];
+#pragma GCC unroll 4
+        for (size_t u = 0; u < U; ++u) acc[u] = V{};
+#pragma GCC unroll 3
+        for (size_t ky = 0; ky < 3; ++ky) {
+          const T* xp = r0 + ky * pitch + ox * S;
+#pragma GCC unroll 3
+          for (size_t kx = 0; kx < 3; ++kx) {
+#pragma GCC unroll 4
+            for (size_t u = 0; u < U; ++u) {
+              if constexpr (S == 1) {
+                acc[u] = simd::fmadd(wk[ky * 3 + kx], simd::load_bits<V>(xp + kx + u * L), acc[u]);
+              } else {
+                acc[u] = simd::fmadd(wk[ky * 3 + kx], even_lanes<V>(xp + kx + u * 2 * L), acc[u]);
+              }
+            }
+          }
+        }
+#pragma GCC unroll 4
+        for (size_t u = 0; u < U; ++u) simd::store_bits(yr + ox + u * L, acc[u]);
+      };
+      size_t ox = 0;
+      for (; ox + 4 * L <= ow; ox += 4 * L) vectors(std::integral_constant<size_t, 4>{}, ox);
+      for (; ox + L <= ow; ox += L) vectors(std::integral_constant<size_t, 1>{}, ox);
+      if (ox < ow) vectors(std::integral_constant<size_t, 1>{}, ow - L);
+    }
+  }
+}
+
+// Row pitch of plane3's band: the last vector of a row reads up to column
+// (ow - 1) * S + 2, and at stride 2 one more (even_lanes loads 2L).
+inline size_t plane3_pitch(const ConvPlane& s) noexcept { return s.stride_w == 1 ? s.out_w + 2 : 2 * s.out_w + 2; }
+
+// Whether plane3 takes the plane, in vectors of V or narrower ones; runs
+// it if so.
+template <class V, class T>
+inline bool plane3_try(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
+  if (s.kernel_h != 3 || s.kernel_w != 3 || s.dil_h != 1 || s.dil_w != 1 || s.stride_h != s.stride_w ||
+      s.stride_w > 2 || s.out_h == 0)
+    return false;
+  const size_t pitch = plane3_pitch(s);
+  if (pitch * 3 > kBandBytes / sizeof(T)) return false;
+  alignas(64) T band[kBandBytes / sizeof(T)];
+  using H = typename Half<V>::type;
+  if (s.out_w >= simd::lanes<V>()) {
+    s.stride_w == 1 ? plane3<V, 1>(x, w, y, s, band, pitch) : plane3<V, 2>(x, w, y, s, band, pitch);
+    return true;
+  }
+  if constexpr (!std::is_void_v<H>) {
+    if (s.out_w >= simd::lanes<H>()) {
+      s.stride_w == 1 ? plane3<H, 1>(x, w, y, s, band, pitch) : plane3<H, 2>(x, w, y, s, band, pitch);
+      return true;
+    }
+    using Q = typename Half<H>::type;
+    if constexpr (!std::is_void_v<Q>) {
+      if (s.out_w >= simd::lanes<Q>()) {
+        s.stride_w == 1 ? plane3<Q, 1>(x, w, y, s, band, pitch) : plane3<Q, 2>(x, w, y, s, band, pitch);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // (Not recursive: a template that calls itself is compiled out of line,
 // without the level's target attributes.)
 template <class V, class T>
 inline void plane_body(const T* x, const T* w, T* y, const ConvPlane& s) noexcept {
+  if (plane3_try<V>(x, w, y, s)) return;
   // A small padded plane is copied into a zero border first: every output
   // column is then a vector column (one_column's scalar taps cost most of a
   // 10 x 10 map's time). A zero read there adds fma(w, 0, acc), what a

@@ -185,10 +185,14 @@ struct Finish {
 // kernel without stride or padding, else im2col and one gemm.
 enum class ConvPath { plane, direct, im2col };
 
-// Columns of the im2col matrix made at once: about 256 KiB of floats, in
-// multiples of 128 (whole blocks of gemm's panels), all of them when fewer.
+// Rows of the im2col matrix made at once: a product of more rows adds its
+// chunks' products in row order (gemm's accumulate: the same sums), so
+// that a stretch of the matrix stays in L2 however deep the kernel is.
+// Columns made at once: 512 KiB of floats with the rows, in multiples of
+// 256 (whole blocks of gemm's panels), all of them when fewer.
+int64_t im2col_chunk(int64_t rows) { return std::min<int64_t>(rows, 256); }
 int64_t im2col_width(int64_t rows, int64_t columns) {
-  const int64_t width = std::max<int64_t>(128, (int64_t{1} << 16) / std::max<int64_t>(rows, 1) / 128 * 128);
+  const int64_t width = std::max<int64_t>(256, (int64_t{1} << 17) / im2col_chunk(std::max<int64_t>(rows, 1)) / 256 * 256);
   return std::min(width, columns);
 }
 
@@ -214,10 +218,11 @@ void conv_plane_group(const T* xg, const T* wg, T* yg, int64_t mg, const Geometr
 }
 
 // One image and group by im2col + gemm (or X itself for `direct`). The
-// im2col matrix is made a stretch of columns at a time, small enough to
-// stay in L2 while the product reads it; stretches go to OpenMP threads,
-// each with its own part of `col` (`col_size` elements). Columns apart,
-// every sum is the same.
+// im2col matrix is made a stretch of columns and a chunk of rows at a
+// time, small enough to stay in L2 while the product reads it, each chunk
+// added to the sums of the ones before; stretches go to OpenMP threads,
+// each with its own part of `col` (`col_size` elements). Columns and
+// chunks apart, every sum is the same.
 template <typename T>
 void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, const Geometry& g, bool direct,
                      T* col, int64_t col_size, const Finish<T>& finish, int64_t c0) {
@@ -233,8 +238,13 @@ void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, co
   for (int64_t s = 0; s < stretches; ++s) {
     T* own = col + omp_get_thread_num() * col_size;
     const int64_t j0 = s * width, j1 = std::min(os, j0 + width);
-    im2col(xg, cg, g, j0, j1, own);
-    gemm<T>(wg, k, own, j1 - j0, yg + j0, os, mg, j1 - j0, k, false);
+    int64_t p0 = 0;
+    do {  // once at least: a product of no rows is zeros
+      const int64_t p1 = std::min(k, p0 + im2col_chunk(k));
+      im2col(xg, cg, g, j0, j1, own, T(0), p0, p1);
+      gemm<T>(wg + p0, k, own, j1 - j0, yg + j0, os, mg, j1 - j0, p1 - p0, p0 > 0);
+      p0 = p1;
+    } while (p0 < k);
     finish(yg + j0, os, c0, mg, j1 - j0);
   }
 }
@@ -328,7 +338,7 @@ Tensors op_conv(const OpContext& ctx) {
     const int64_t col_size =
         path != ConvPath::im2col
             ? 0
-            : checked_buffer_numel({cg, ks, im2col_width(cg * ks, os)}, sizeof(T), "Conv's im2col buffer");
+            : checked_buffer_numel({im2col_chunk(cg * ks), im2col_width(cg * ks, os)}, sizeof(T), "Conv's im2col buffer");
     const int64_t threads = omp_get_max_threads();
     PooledScratch col(col_size ? static_cast<size_t>(checked_buffer_numel({threads, col_size}, sizeof(T),
                                                                          "Conv's im2col buffers")) *

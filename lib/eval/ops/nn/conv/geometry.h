@@ -67,18 +67,22 @@ void im2col_stretch(const T* src, const ConvGeometry& g, int64_t off, int64_t lo
 
 // Columns [j0, j1) of the im2col matrix, rows j1 - j0 long:
 // col[(c*K + k), p - j0] = X[c, p*stride - pad + k*dil] (`pad` in the padding).
+// Only rows [r0, r1) when r1 >= 0 (the first of them at col).
 template <typename T>
-void im2col(const T* x, int64_t channels, const ConvGeometry& g, int64_t j0, int64_t j1, T* col, T pad = T(0)) {
+void im2col(const T* x, int64_t channels, const ConvGeometry& g, int64_t j0, int64_t j1, T* col, T pad = T(0),
+            int64_t r0 = 0, int64_t r1 = -1) {
   const int64_t ks = g.kernel_size(), width = j1 - j0, ow = g.out[2];
-  for (int64_t c = 0; c < channels; ++c) {
+  if (r1 < 0) r1 = channels * ks;
+  for (int64_t c = r0 / ks; c < channels && c * ks < r1; ++c) {
     const T* xc = x + c * g.in_size();
     int64_t row = c * ks;
     for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
       for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
         for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
+          if (row < r0 || row >= r1) continue;
           int64_t lo, hi;
           valid_range(ow, g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
-          T* dst = col + row * width;
+          T* dst = col + (row - r0) * width;
           if constexpr (std::is_same_v<T, float>) {
             if (g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.pad[0] == 0) {  // 1-D and 2-D
               const auto u = [](int64_t v) { return static_cast<size_t>(v); };
