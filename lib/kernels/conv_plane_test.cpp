@@ -110,5 +110,37 @@ TEST_CASE("conv_plane with strides that differ between rows and columns, and a t
   });
 }
 
+
+TEST_CASE("conv_plane's 3x3 path over planes of several bands and rows of every width", "[kernels]") {
+  // The 3 x 3 kernel at stride 1 and 2 copies bands of input rows (48 KiB)
+  // into a zero border: planes taller than one band, rows around each
+  // vector width, paddings 0 to 2 (2 reads one column of padding more than
+  // the kernel spans).
+  testing::SettingsGuard guard;
+  std::mt19937 rng(23);
+  testing::for_each_product_variant([&](const std::string& level) {
+    INFO("level " << level);
+    for (size_t stride : {1, 2})
+      for (size_t pad : {0, 1, 2}) {
+        for (size_t in_w : {3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65})
+          for (size_t in_h : {3, 10}) {
+            ConvPlane s{in_h, in_w, 3, 3, 0, 0, stride, stride, 1, 1, pad, pad};
+            s.out_h = out_size(in_h, 3, stride, 1, pad);
+            s.out_w = out_size(in_w, 3, stride, 1, pad);
+            if (s.out_h == 0 || s.out_w == 0) continue;
+            check_plane<float>(s, rng, false);
+            check_plane<double>(s, rng, pad > 0);
+          }
+        for (size_t in_w : {700, 2100}) {  // bands of a few rows; 2100 doubles: three rows fill no band
+          ConvPlane s{60, in_w, 3, 3, 0, 0, stride, stride, 1, 1, pad, pad};
+          s.out_h = out_size(60, 3, stride, 1, pad);
+          s.out_w = out_size(in_w, 3, stride, 1, pad);
+          check_plane<float>(s, rng, false);
+          check_plane<double>(s, rng, false);
+        }
+      }
+  });
+}
+
 }  // namespace
 }  // namespace bnorm::kernels
