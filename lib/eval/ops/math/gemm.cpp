@@ -21,25 +21,6 @@
 
 namespace bnorm::eval {
 
-namespace {
-
-// t = the [cols, rows] transpose of row-major v[rows, cols], in square blocks
-// (a fully connected layer's weights are a few MiB: a row at a time, every
-// write would miss the cache).
-template <typename T>
-void transpose_into(const T* v, int64_t rows, int64_t cols, T* t) {
-  constexpr int64_t kBlock = 32;
-  for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
-    const int64_t r1 = std::min(rows, r0 + kBlock);
-    for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
-      const int64_t c1 = std::min(cols, c0 + kBlock);
-      for (int64_t r = r0; r < r1; ++r)
-        for (int64_t c = c0; c < c1; ++c) t[c * rows + r] = v[r * cols + c];
-    }
-  }
-}
-
-}  // namespace
 
 Tensors op_gemm(const OpContext& ctx) {
   const Tensor& a = ctx.required(0, "A");
