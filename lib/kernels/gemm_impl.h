@@ -182,14 +182,96 @@ inline void gemm_body(const T* a, size_t lda, const T* b, size_t ldb, T* c, size
   }
 }
 
+// Products with B packed once (gemm.h, gemm_packed): B is stored as the
+// blocks gemm_body packs, in the order it runs them, each block padded to
+// KC rows: for each stripe of NC columns, for each KC rows, the stripe's
+// panels. A stripe of `panels` panels over pk rows takes
+// panels * ceil(pk / KC) * KC * NR elements; the stripes before one that
+// starts at column j are full, j * ceil(pk / KC) * KC elements together.
+template <class V, size_t NV, class T>
+constexpr size_t gemm_packed_depth() noexcept {
+  return gemm_kc<V, NV>();
+}
+
+template <class V, size_t NV, class T>
+inline size_t gemm_packed_elements(size_t k, size_t n) noexcept {
+  constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>();
+  return (n + NR - 1) / NR * NR * ((k + KC - 1) / KC * KC);
+}
+
+// The block of rows [pg, pg + KC) of the stripe at column jg (both
+// multiples of the block's sides) in a packing of pk rows and pn columns.
+template <class V, size_t NV, class T>
+inline const T* gemm_packed_block(const T* packed, size_t pk, size_t pn, size_t jg, size_t pg) noexcept {
+  constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>(), NC = kPanels * NR;
+  const size_t depth = (pk + KC - 1) / KC * KC, panels = (std::min(NC, pn - jg) + NR - 1) / NR;
+  return packed + jg * depth + panels * pg * NR;
+}
+
+// C[m, n] (+)= A * B's rows [ps, ps + k) and columns [js, js + n) (ps and
+// js multiples of KC and NC) as gemm_body computes it, B's blocks read
+// where they are packed.
+template <class V, size_t MR, size_t NV, class T>
+inline void gemm_packed_body(const T* a, size_t lda, const T* packed, size_t pk, size_t pn, size_t js, size_t ps,
+                             T* c, size_t ldc, size_t m, size_t n, size_t k, bool accumulate) noexcept {
+  constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>(), NC = kPanels * NR;
+  alignas(64) T apack[gemm_as<V, NV, T>() * MR];
+  for (size_t j0 = 0; j0 < n; j0 += NC) {
+    const size_t nc = std::min(NC, n - j0);
+    for (size_t p0 = 0; p0 < k; p0 += KC) {
+      const size_t kc = std::min(KC, k - p0);
+      const T* block = gemm_packed_block<V, NV, T>(packed, pk, pn, js + j0, ps + p0);
+      const bool load = accumulate || p0 > 0;
+      const T* ap = a + p0;
+      T* cp = c + j0;
+      size_t i = 0;
+      for (; m - i >= MR; i += MR) gemm_rows<V, MR, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+      if constexpr (MR > 4) {
+        for (; m - i >= 4; i += 4) gemm_rows<V, 4, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+      }
+      if constexpr (MR > 2) {
+        if (m - i >= 2) {
+          gemm_rows<V, 2, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+          i += 2;
+        }
+      }
+      if (m - i >= 1) gemm_rows<V, 1, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+    }
+  }
+}
+
+// B = W^T (W [n, k], rows ldw apart) packed for gemm_packed_body: lane l
+// of row p of panel q holds W[q * NR + l, p], 0 past W.
+template <class V, size_t NV, class T>
+inline void gemm_pack_transposed_body(const T* w, size_t ldw, size_t k, size_t n, T* packed) noexcept {
+  constexpr size_t NR = NV * simd::lanes<V>(), KC = gemm_kc<V, NV>(), NC = kPanels * NR;
+  for (size_t jg = 0; jg < n; jg += NC)
+    for (size_t pg = 0; pg < k; pg += KC) {
+      T* block = const_cast<T*>(gemm_packed_block<V, NV, T>(packed, k, n, jg, pg));
+      for (size_t q = 0; q * NR < std::min(NC, n - jg); ++q)
+        for (size_t l = 0; l < NR; ++l) {
+          const size_t row = jg + q * NR + l;
+          T* dst = block + q * KC * NR + l;
+          for (size_t p = 0; p < KC; ++p) dst[p * NR] = row < n && pg + p < k ? w[row * ldw + pg + p] : T(0);
+        }
+    }
+}
+
 // Declarations carry the level's attributes: a template instantiates with
 // those of its first declaration. k > 0 and m, n > 0 (gemm.cpp handles the
 // empty cases).
-#define BNORM_GEMM_DECLARE(level, ENTRY)                                                                    \
-  ENTRY void gemm_##level(const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,    \
-                          size_t m, size_t n, size_t k, bool accumulate) noexcept;                         \
-  ENTRY void gemm_##level(const double* a, size_t lda, const double* b, size_t ldb, double* c, size_t ldc, \
-                          size_t m, size_t n, size_t k, bool accumulate) noexcept;
+#define BNORM_GEMM_DECLARE_TYPE(level, ENTRY, T)                                                          \
+  ENTRY void gemm_##level(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, size_t m,      \
+                          size_t n, size_t k, bool accumulate) noexcept;                                   \
+  ENTRY void gemm_packed_##level(const T* a, size_t lda, const T* packed, size_t pk, size_t pn, size_t js, \
+                                 size_t ps, T* c, size_t ldc, size_t m, size_t n, size_t k,                \
+                                 bool accumulate) noexcept;                                                \
+  ENTRY void gemm_pack_transposed_##level(const T* w, size_t ldw, size_t k, size_t n, T* packed) noexcept;  \
+  size_t gemm_packed_elements_##level(const T*, size_t k, size_t n) noexcept;                              \
+  size_t gemm_packed_depth_##level(const T*) noexcept;
+#define BNORM_GEMM_DECLARE(level, ENTRY)         \
+  BNORM_GEMM_DECLARE_TYPE(level, ENTRY, float) \
+  BNORM_GEMM_DECLARE_TYPE(level, ENTRY, double)
 
 BNORM_GEMM_DECLARE(generic, BNORM_ENTRY_GENERIC)
 BNORM_GEMM_DECLARE(avx2, BNORM_ENTRY_AVX2)
@@ -199,14 +281,25 @@ BNORM_GEMM_DECLARE(avx512_ymm, BNORM_ENTRY_AVX512)
 // FV, DV: the float and double vectors of the level; MR rows and NV vectors
 // of C per tile, as many as the level's registers hold with B's vectors
 // and A's broadcast.
-#define BNORM_GEMM_LEVEL(level, ENTRY, FV, DV, MR, NV)                                                      \
-  ENTRY void gemm_##level(const float* a, size_t lda, const float* b, size_t ldb, float* c, size_t ldc,    \
-                          size_t m, size_t n, size_t k, bool accumulate) noexcept {                        \
-    gemm_body<FV, MR, NV>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);                                    \
-  }                                                                                                         \
-  ENTRY void gemm_##level(const double* a, size_t lda, const double* b, size_t ldb, double* c, size_t ldc, \
-                          size_t m, size_t n, size_t k, bool accumulate) noexcept {                        \
-    gemm_body<DV, MR, NV>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);                                    \
-  }
+#define BNORM_GEMM_LEVEL_TYPE(level, ENTRY, T, V, MR, NV)                                                  \
+  ENTRY void gemm_##level(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, size_t m,       \
+                          size_t n, size_t k, bool accumulate) noexcept {                                   \
+    gemm_body<V, MR, NV>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);                                      \
+  }                                                                                                          \
+  ENTRY void gemm_packed_##level(const T* a, size_t lda, const T* packed, size_t pk, size_t pn, size_t js,  \
+                                 size_t ps, T* c, size_t ldc, size_t m, size_t n, size_t k,                 \
+                                 bool accumulate) noexcept {                                                 \
+    gemm_packed_body<V, MR, NV>(a, lda, packed, pk, pn, js, ps, c, ldc, m, n, k, accumulate);               \
+  }                                                                                                          \
+  ENTRY void gemm_pack_transposed_##level(const T* w, size_t ldw, size_t k, size_t n, T* packed) noexcept { \
+    gemm_pack_transposed_body<V, NV>(w, ldw, k, n, packed);                                                 \
+  }                                                                                                          \
+  size_t gemm_packed_elements_##level(const T*, size_t k, size_t n) noexcept {                              \
+    return gemm_packed_elements<V, NV, T>(k, n);                                                            \
+  }                                                                                                          \
+  size_t gemm_packed_depth_##level(const T*) noexcept { return gemm_packed_depth<V, NV, T>(); }
+#define BNORM_GEMM_LEVEL(level, ENTRY, FV, DV, MR, NV)     \
+  BNORM_GEMM_LEVEL_TYPE(level, ENTRY, float, FV, MR, NV) \
+  BNORM_GEMM_LEVEL_TYPE(level, ENTRY, double, DV, MR, NV)
 
 }  // namespace bnorm::kernels::detail

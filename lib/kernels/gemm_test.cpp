@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -158,6 +159,60 @@ TEST_CASE("gemm with k = 0 writes zeros, or leaves C when accumulating, NaN and 
     REQUIRE(std::isnan(y[0]));  // 0*inf
     REQUIRE(std::isnan(y[2]));
   });
+}
+
+
+// gemm_packed: B = W^T packed once (W [n, k]), the rows of B taken in
+// chunks of whole blocks from p0 (each chunk accumulating): bit for bit
+// the plain loop over the whole depth.
+template <class T>
+void check_packed(const Case& s, size_t blocks, std::mt19937& rng, bool accumulate) {
+  const Operands<T> o = operands<T>(s, rng);
+  const size_t ldw = s.k + 2;
+  std::vector<T> w(s.n * ldw, T(9));
+  for (size_t j = 0; j < s.n; ++j)
+    for (size_t p = 0; p < s.k; ++p) w[j * ldw + p] = o.b[p * o.ldb + j];
+  std::vector<T> packed(gemm_packed_size(static_cast<const T*>(nullptr), s.k, s.n) + 1, T(7));
+  gemm_pack_transposed(w.data(), ldw, s.k, s.n, packed.data());
+  REQUIRE(packed.back() == T(7));  // nothing written past the packing
+  const GemmPacked<T> b{packed.data(), s.k, s.n};
+  const size_t chunk = blocks * gemm_packed_depth(static_cast<const T*>(nullptr));
+  std::vector<T> got = o.c;
+  size_t p0 = 0;
+  do {
+    const size_t p1 = std::min(s.k, p0 + chunk);
+    gemm_packed(o.a.data() + p0, o.lda, b, p0, got.data(), o.ldc, s.m, p1 - p0, accumulate || p0 > 0);
+    p0 = p1;
+  } while (p0 < s.k);
+  const std::vector<T> spec = plain(o, s, accumulate);
+  INFO("m " << s.m << " n " << s.n << " k " << s.k << " chunk " << chunk << " accumulate " << accumulate);
+  REQUIRE(std::memcmp(got.data(), spec.data(), got.size() * sizeof(T)) == 0);
+}
+
+TEMPLATE_TEST_CASE("gemm_packed with the weights packed once gives gemm's bits at every level", "[kernels]", float,
+                   double) {
+  testing::SettingsGuard guard;
+  std::mt19937 rng(17);
+  testing::for_each_product_variant([&](const std::string& level) {
+    INFO("level " << level);
+    for (const Case& s : sweep()) {
+      check_packed<TestType>(s, 100, rng, false);
+      check_packed<TestType>(s, 100, rng, true);
+    }
+    for (size_t blocks : {1, 2}) check_packed<TestType>({49, 70, 1100}, blocks, rng, false);
+    check_packed<TestType>({49, 600, 513}, 1, rng, false);  // columns past one stripe of panels
+  });
+}
+
+TEST_CASE("gemm_packed gives the same bits on one thread and on several", "[kernels]") {
+  testing::SettingsGuard guard;
+  std::mt19937 rng(4);
+  const int before = omp_get_max_threads();
+  for (const Case& s : {Case{37, 1000, 300}, Case{101, 70, 700}}) {
+    omp_set_num_threads(3);
+    check_packed<float>(s, 2, rng, false);
+    omp_set_num_threads(before);
+  }
 }
 
 }  // namespace

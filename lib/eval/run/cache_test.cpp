@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -144,4 +145,91 @@ TEST_CASE("runs sharing an EvalCache keep a Gemm's transposed constant weights, 
             std::vector<double>{11 * v, 11 * v, 11 * v, 1100 * v, 1100 * v, 1100 * v});
     CHECK(other.prepared.empty());
   }
+}
+
+namespace {
+
+Tensor seeded(DType t, const std::vector<int64_t>& dims, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  std::vector<double> v(static_cast<size_t>(bnorm::checked_numel(dims)));
+  for (double& e : v) e = dist(gen);
+  return Tensor::from_f64(t, dims, v);
+}
+
+}  // namespace
+
+TEST_CASE("runs sharing an EvalCache pack a Conv's weights for small maps and give the bits of the usual product",
+          "[eval][cache][conv]") {
+  // 64 channels at 7 x 7 (49 positions): the product runs transposed with
+  // the weights packed once (conv.cpp, transposed_product). 3 x 3 padded
+  // (im2col in chunks of rows: K = 576), 1 x 1 (X itself), 1 x 1 at stride
+  // 2; then a BatchNormalization and Relu the Conv applies. Checked
+  // against the same model run without a cache (the usual product) bit for
+  // bit, and the plain Conv against a float64 sum within its error bound.
+  struct Case {
+    const char* name;
+    std::vector<int64_t> w;
+    int64_t stride, pad, in;
+  };
+  const Case cc = GENERATE(Case{"3x3", {64, 64, 3, 3}, 1, 1, 7}, Case{"1x1", {64, 32, 1, 1}, 1, 0, 7},
+                           Case{"1x1 stride 2", {96, 32, 1, 1}, 2, 0, 13});
+  const bool bn = GENERATE(false, true);
+  const DType t = GENERATE(DType::float32, DType::float64);
+  INFO(cc.name << (bn ? " -> BN, Relu " : " ") << bnorm::dtype_name(t));
+  GraphBuilder g(15);
+  const int64_t c = cc.w[1], m = cc.w[0];
+  g.input("X", t, {2, c, cc.in, cc.in});
+  const Tensor w = seeded(t, cc.w, 1), bias = seeded(t, {m}, 2);
+  g.initializer("W", w);
+  g.initializer("B", bias);
+  auto& conv = g.node("Conv", {"X", "W", "B"}, {bn ? "C" : "Y"});
+  bnorm::test::set_ints(conv, "strides", {cc.stride, cc.stride});
+  bnorm::test::set_ints(conv, "pads", {cc.pad, cc.pad, cc.pad, cc.pad});
+  if (bn) {
+    g.initializer("scale", seeded(t, {m}, 3));
+    g.initializer("shift", seeded(t, {m}, 4));
+    g.initializer("mean", seeded(t, {m}, 5));
+    std::vector<double> var(static_cast<size_t>(m), 0.5);
+    g.initializer("var", Tensor::from_f64(t, {m}, var));
+    g.node("BatchNormalization", {"C", "scale", "shift", "mean", "var"}, {"N"});
+    g.node("Relu", {"N"}, {"Y"});
+  }
+  g.output("Y");
+  const Tensor x = seeded(t, {2, c, cc.in, cc.in}, 6);
+  const Tensor usual = evaluate(g.model(), {{"X", x}}, {}).at("Y");
+  bnorm::EvalCache cache;
+  bnorm::EvalOptions opts;
+  opts.cache = &cache;
+  for (int run = 0; run < 2; ++run) {
+    INFO("run " << run + 1);
+    const Tensor got = evaluate(g.model(), {{"X", x}}, opts).at("Y");
+    CHECK(cache.prepared.size() == 1);
+    REQUIRE(got.dims == usual.dims);
+    REQUIRE(got.bytes == usual.bytes);
+  }
+  if (bn) return;
+  // Y[i, o, y, x] = B[o] + sum over (ci, ky, kx) of W * X (0 in the padding), in float64.
+  const std::vector<double> xv = x.to_f64(), wv = w.to_f64(), bv = bias.to_f64(), yv = usual.to_f64();
+  const int64_t kh = cc.w[2], out = usual.dims[2];
+  const double unit = t == DType::float32 ? 0x1p-24 : 0x1p-53;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t oy = 0; oy < out; ++oy)
+        for (int64_t ox = 0; ox < out; ++ox) {
+          double sum = 0, mag = 0;
+          for (int64_t ci = 0; ci < c; ++ci)
+            for (int64_t ky = 0; ky < kh; ++ky)
+              for (int64_t kx = 0; kx < kh; ++kx) {
+                const int64_t iy = oy * cc.stride - cc.pad + ky, ix = ox * cc.stride - cc.pad + kx;
+                if (iy < 0 || ix < 0 || iy >= cc.in || ix >= cc.in) continue;
+                const double p = wv[static_cast<size_t>(((o * c + ci) * kh + ky) * kh + kx)] *
+                                 xv[static_cast<size_t>(((i * c + ci) * cc.in + iy) * cc.in + ix)];
+                sum += p;
+                mag += std::fabs(p);
+              }
+          const double want = sum + bv[static_cast<size_t>(o)];
+          const double got = yv[static_cast<size_t>(((i * m + o) * out + oy) * out + ox)];
+          REQUIRE(std::fabs(got - want) <= 1.01 * static_cast<double>(c * kh * kh + 1) * unit * (mag + std::fabs(bv[static_cast<size_t>(o)])) + 1e-300);
+        }
 }

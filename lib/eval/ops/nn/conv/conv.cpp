@@ -21,6 +21,7 @@
 #include <memory>
 #include <type_traits>
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include "model/attrs.h"
@@ -249,6 +250,61 @@ void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, co
   }
 }
 
+// One image by the product transposed, Y^T = im2col^T W^T, with the
+// weights packed once (kernels::gemm_packed): the output positions are
+// the product's rows, the channels its columns, so a 7 x 7 map's 49
+// positions no longer fill 64 lanes. Chunks of the im2col matrix (or of X
+// for `direct`) are transposed into `at`, the product is made in `yt`
+// [os, m] and transposed into Y. The same sums as conv_gemm_group.
+template <typename T>
+void conv_transposed(const T* x, const kernels::GemmPacked<T>& packed, T* y, int64_t cg, const Geometry& g,
+                     bool direct, int64_t chunk, T* col, T* at, T* yt, const Finish<T>& finish) {
+  const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+  const int64_t k = cg * g.kernel_size(), os = g.out_size(), m = static_cast<int64_t>(packed.n);
+  int64_t p0 = 0;
+  do {  // once at least: a product of no rows is zeros
+    const int64_t p1 = std::min(k, p0 + chunk);
+    const T* rows = direct ? x + p0 * os : col;
+    if (!direct) im2col(x, cg, g, 0, os, col, T(0), p0, p1);
+    transpose_into(rows, p1 - p0, os, at);
+    kernels::gemm_packed(at, u(p1 - p0), packed, u(p0), yt, u(m), u(os), u(p1 - p0), p0 > 0);
+    p0 = p1;
+  } while (p0 < k);
+  transpose_into(yt, os, m, y);
+  finish(y, os, 0, m, os);
+}
+
+// Whether a product of few columns (output positions) and many rows
+// (channels) runs transposed, the weights packed once: when the panels'
+// padding wastes much of the product the usual way and less so (ResNet's
+// 7 x 7 maps: 49 columns in 64 lanes, 512 channels in whole panels).
+// Only with one group. Measured on AMD Zen 5: 14 x 14 maps (196 in 224
+// lanes) ran slower so.
+bool transposed_product(int64_t k, int64_t m, int64_t os, int64_t group) {
+  if (group != 1 || k <= 0 || os > 256) return false;
+  const int64_t panel = 32;  // the widest panel (float at the Avx512 level)
+  const auto padded = [&](int64_t v) { return (v + panel - 1) / panel * panel; };
+  const double usual = static_cast<double>(padded(os) * m), transposed = static_cast<double>(padded(m) * os);
+  return usual > std::max(1.15 * static_cast<double>(m * os), transposed);
+}
+
+// The weights [m, k] packed for kernels::gemm_packed: kept by the runs'
+// cache (under a key naming the packing's layout) when W is constant and
+// there is one, else nullptr (the product runs as usual).
+template <typename T>
+const Tensor* packed_weights(const OpContext& ctx, const T* w, int64_t m, int64_t k) {
+  const std::string what = fmt::format("packed for transposed products: {} in layout {}", dtype_name(dtype_of<T>()),
+                                       kernels::gemm_packed_layout());
+  return ctx.prepared(1, what, [&] {
+    const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+    const size_t size = kernels::gemm_packed_size(w, u(k), u(m));
+    Tensor t = tensor_for_overwrite(dtype_of<T>(), {checked_buffer_numel({static_cast<int64_t>(size)}, sizeof(T),
+                                                                         "Conv's packed weights")});
+    kernels::gemm_pack_transposed(w, u(k), u(k), u(m), t.data<T>());
+    return t;
+  });
+}
+
 std::vector<int64_t> out_dims(const Tensor& x, int64_t m, const Geometry& g) {
   std::vector<int64_t> dims{x.dims[0], m};
   for (size_t d = kDims - (x.dims.size() - 2); d < kDims; ++d) dims.push_back(g.out[d]);
@@ -333,8 +389,25 @@ Tensors op_conv(const OpContext& ctx) {
       norm = {ns.data(), nb.data(), nm.data(), nv.data(), static_cast<T>(static_cast<float>(na->epsilon))};
       finish.norm = &norm;
     }
-    // Uninitialized: im2col writes every element. One part per thread.
     const ConvPath path = conv_path(cg, g);
+    if (path != ConvPath::plane && transposed_product(cg * ks, m, os, group)) {
+      if (const Tensor* kept = packed_weights<T>(ctx, vw, m, cg * ks)) {
+        // Chunks of whole blocks of the packing, 256 rows or more.
+        const int64_t depth = static_cast<int64_t>(kernels::gemm_packed_depth(vw));
+        const int64_t chunk = std::min(cg * ks, (im2col_chunk(cg * ks) + depth - 1) / depth * depth);
+        PooledScratch scratch(static_cast<size_t>(checked_buffer_numel({3 * chunk * os + m * os}, sizeof(T),
+                                                                       "Conv's transposed product")) * sizeof(T));
+        T* col = scratch.as<T>();
+        const kernels::GemmPacked<T> packed{kept->data<T>(), static_cast<size_t>(cg * ks), static_cast<size_t>(m)};
+        for (int64_t i = 0; i < n; ++i) {
+          conv_transposed(vx + i * c * is, packed, y + i * m * os, cg, g, path == ConvPath::direct, chunk, col,
+                          col + chunk * os, col + 2 * chunk * os, finish);
+        }
+        if (!own) store_values(out[0], y);
+        return 0;
+      }
+    }
+    // Uninitialized: im2col writes every element. One part per thread.
     const int64_t col_size =
         path != ConvPath::im2col
             ? 0
