@@ -1,6 +1,10 @@
 #include "eval/ops/elementwise/broadcast.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include "model/attrs.h"
+#include "model/buffer_pool.h"
 
 namespace bnorm::eval {
 
@@ -24,12 +28,33 @@ std::vector<int64_t> broadcast_offsets(const std::vector<int64_t>& dims, const s
   return out;
 }
 
+namespace {
+
+// One output row of remap: element j from x's element base + last[j], or
+// the fill where the map says -1 (or the row is outside). U: an unsigned
+// integer of the element's size (a copy of the bits; a library memcpy per
+// element cost most of a nearest upsampling).
+template <class U>
+void remap_row(uint8_t* dst, const uint8_t* src, int64_t base, const std::vector<int64_t>& last, bool inside,
+               const uint8_t* pad) {
+  U fill;
+  std::memcpy(&fill, pad, sizeof(U));
+  const int64_t n = static_cast<int64_t>(last.size());
+  for (int64_t j = 0; j < n; ++j) {
+    U v = fill;
+    if (inside && last[j] >= 0) std::memcpy(&v, src + (base + last[j]) * static_cast<int64_t>(sizeof(U)), sizeof(U));
+    std::memcpy(dst + j * static_cast<int64_t>(sizeof(U)), &v, sizeof(U));
+  }
+}
+
+}  // namespace
+
 Tensor remap(const Tensor& x, const std::vector<std::vector<int64_t>>& maps, const std::vector<uint8_t>& fill) {
   const size_t rank = maps.size();
   if (rank != x.dims.size()) fail(ErrorKind::input, "{} index maps for a rank {} tensor", rank, x.dims.size());
   std::vector<int64_t> dims(rank);
   for (size_t k = 0; k < rank; ++k) dims[k] = static_cast<int64_t>(maps[k].size());
-  Tensor out(x.dtype, dims);
+  Tensor out = tensor_for_overwrite(x.dtype, dims);  // every element is written below
   const size_t es = dtype_size(x.dtype);
   const std::vector<uint8_t> blank(es, 0);
   const uint8_t* pad = fill.size() == es ? fill.data() : blank.data();
@@ -58,6 +83,14 @@ Tensor remap(const Tensor& x, const std::vector<std::vector<int64_t>>& maps, con
     }
     if (inside && whole_rows) {
       std::memcpy(dst, src + base * es, inner * es);
+    } else if (es == 4) {
+      remap_row<uint32_t>(dst, src, base, last, inside, pad);
+    } else if (es == 2) {
+      remap_row<uint16_t>(dst, src, base, last, inside, pad);
+    } else if (es == 8) {
+      remap_row<uint64_t>(dst, src, base, last, inside, pad);
+    } else if (es == 1) {
+      remap_row<uint8_t>(dst, src, base, last, inside, pad);
     } else {
       for (int64_t j = 0; j < inner; ++j) {
         const bool here = inside && last[j] >= 0;
