@@ -2,6 +2,7 @@
 // cases from the spec's reshape/transpose definitions.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 
 #include "core/error.h"
@@ -77,4 +78,38 @@ TEST_CASE("Col2Im sums overlapping blocks back into the image", "[eval][resample
   REQUIRE_THROWS_AS(run_node1(18, "Col2Im", {Tensor::from_f64(DType::float32, {1, 2, 3}, {1, 2, 3, 4, 5, 6}),
                                        i64({2}, {2, 3}), i64({2}, {1, 2})}),
                     bnorm::Error);
+}
+
+TEST_CASE("Transpose: every permutation of a rank-4 tensor, elements of 1, 2, 4 and 8 bytes", "[eval][transpose]") {
+  // Shapes whose swapped axes span several 32 x 32 blocks (NCHW -> NHWC)
+  // and axes of size 1; expected values by index arithmetic.
+  const std::vector<int64_t> dims = GENERATE(std::vector<int64_t>{2, 3, 4, 5}, std::vector<int64_t>{1, 70, 9, 5},
+                                             std::vector<int64_t>{1, 1, 33, 40});
+  const DType t = GENERATE(DType::uint8, DType::float16, DType::float32, DType::int64);
+  if (t == DType::uint8 && bnorm::checked_numel(dims) > 256) return;  // iota's values must fit
+  std::vector<int64_t> perm{0, 1, 2, 3};
+  const Tensor x = iota(t, dims);
+  const std::vector<double> xv = x.to_f64();
+  do {
+    INFO("dims " << bnorm::shape_str(dims) << " perm " << bnorm::shape_str(perm) << " " << bnorm::dtype_name(t));
+    const Tensor y = run_node1(13, "Transpose", {x}, [&](onnx::NodeProto& n) { set_ints(n, "perm", perm); });
+    std::vector<int64_t> out(4);
+    for (size_t k = 0; k < 4; ++k) out[k] = dims[static_cast<size_t>(perm[k])];
+    REQUIRE(y.dims == out);
+    const std::vector<double> yv = y.to_f64();
+    std::vector<int64_t> stride(4, 1);
+    for (size_t k = 3; k-- > 0;) stride[k] = stride[k + 1] * dims[k + 1];
+    size_t o = 0;
+    bool all = true;
+    for (int64_t a = 0; a < out[0]; ++a)
+      for (int64_t b = 0; b < out[1]; ++b)
+        for (int64_t c = 0; c < out[2]; ++c)
+          for (int64_t d = 0; d < out[3]; ++d, ++o) {
+            const int64_t at[4] = {a, b, c, d};
+            int64_t from = 0;
+            for (size_t k = 0; k < 4; ++k) from += at[k] * stride[static_cast<size_t>(perm[k])];
+            all = all && yv[o] == xv[static_cast<size_t>(from)];
+          }
+    CHECK(all);
+  } while (std::next_permutation(perm.begin(), perm.end()));
 }

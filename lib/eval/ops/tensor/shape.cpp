@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "model/attrs.h"
+#include "model/buffer_pool.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
 #include "eval/ops/tensor/ops.h"
@@ -133,6 +134,78 @@ Tensors op_unsqueeze(const OpContext& ctx) {
   return out;
 }
 
+namespace {
+
+// y = x with its axes permuted (perm[k]: the input axis of output axis k),
+// elements copied as integers U of their size. Input axes that stay next
+// to each other in order are merged first; a permutation that is then a
+// swap of the two last axes (NCHW -> NHWC, a matrix transpose) runs in
+// square blocks, others element by element in output order.
+template <class U>
+void transpose_elements(const Tensor& x, const std::vector<int64_t>& perm, Tensor& y) {
+  const int64_t total = x.numel();
+  if (total == 0) return;
+  const U* src = reinterpret_cast<const U*>(x.bytes.data());
+  U* dst = reinterpret_cast<U*>(y.bytes.data());
+  // Merged axes: runs of perm whose input axes are consecutive.
+  std::vector<int64_t> groups;  // input size of each merged output axis
+  std::vector<int64_t> first;   // the first input axis of each
+  for (size_t k = 0; k < perm.size(); ++k) {
+    if (k > 0 && perm[k] == perm[k - 1] + 1) {
+      groups.back() *= x.dims[perm[k]];
+    } else {
+      groups.push_back(x.dims[perm[k]]);
+      first.push_back(perm[k]);
+    }
+  }
+  const size_t r = groups.size();
+  // The merged axes' order in the input.
+  std::vector<size_t> order(r);
+  for (size_t k = 0; k < r; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return first[a] < first[b]; });
+  std::vector<int64_t> in_stride(r);
+  int64_t st = 1;
+  for (size_t k = r; k-- > 0;) {
+    in_stride[order[k]] = st;
+    st *= groups[order[k]];
+  }
+  if (r == 1) {
+    std::copy(src, src + total, dst);
+    return;
+  }
+  // (Outer axes in order would have merged into one: r is 2 or 3.)
+  const bool swap_last = r <= 3 && in_stride[r - 2] == 1 && in_stride[r - 1] == groups[r - 2];
+  if (swap_last) {
+    // Each outer index: [rows, cols] of the input -> [cols, rows].
+    const int64_t rows = groups[r - 1], cols = groups[r - 2], outer = total / (rows * cols);
+    constexpr int64_t kBlock = 32;
+    for (int64_t o = 0; o < outer; ++o) {
+      const U* a = src + o * rows * cols;
+      U* b = dst + o * rows * cols;
+      for (int64_t r0 = 0; r0 < rows; r0 += kBlock)
+        for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+          const int64_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
+          for (int64_t i = r0; i < r1; ++i)
+            for (int64_t j = c0; j < c1; ++j) b[j * rows + i] = a[i * cols + j];
+        }
+    }
+    return;
+  }
+  std::vector<int64_t> idx(r, 0);
+  int64_t from = 0;
+  for (int64_t o = 0; o < total; ++o) {
+    dst[o] = src[from];
+    for (size_t d = r; d-- > 0;) {
+      from += in_stride[d];
+      if (++idx[d] < groups[d]) break;
+      from -= in_stride[d] * idx[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
 Tensors op_transpose(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "data");
   const size_t rank = x.dims.size();
@@ -147,30 +220,21 @@ Tensors op_transpose(const OpContext& ctx) {
       fail(ErrorKind::input, "perm {} is not a permutation of rank {}", shape_str(perm), rank);
     }
   }
-  std::vector<int64_t> dims(rank), in_strides(rank), strides(rank);
-  int64_t s = 1;
-  for (size_t k = rank; k-- > 0;) {
-    in_strides[k] = s;
-    s *= x.dims[k];
-  }
-  for (size_t k = 0; k < rank; ++k) {
-    dims[k] = x.dims[perm[k]];
-    strides[k] = in_strides[perm[k]];
-  }
+  std::vector<int64_t> dims(rank);
+  for (size_t k = 0; k < rank; ++k) dims[k] = x.dims[perm[k]];
   Tensors out(1);
-  out[0] = Tensor(x.dtype, dims);
+  out[0] = tensor_for_overwrite(x.dtype, dims);  // every element is written below
   const size_t es = dtype_size(x.dtype);
-  const int64_t total = x.numel();
-  std::vector<int64_t> idx(rank, 0);
-  int64_t src = 0;
-  for (int64_t o = 0; o < total; ++o) {
-    std::memcpy(out[0].bytes.data() + o * es, x.bytes.data() + src * es, es);
-    for (size_t d = rank; d-- > 0;) {
-      src += strides[d];
-      if (++idx[d] < dims[d]) break;
-      src -= strides[d] * idx[d];
-      idx[d] = 0;
-    }
+  if (es == 4) {
+    transpose_elements<uint32_t>(x, perm, out[0]);
+  } else if (es == 2) {
+    transpose_elements<uint16_t>(x, perm, out[0]);
+  } else if (es == 8) {
+    transpose_elements<uint64_t>(x, perm, out[0]);
+  } else if (es == 1) {
+    transpose_elements<uint8_t>(x, perm, out[0]);
+  } else {  // every element type bnorm holds has one of the sizes above
+    fail(ErrorKind::unsupported, "Transpose of {}", dtype_name(x.dtype));
   }
   return out;
 }
