@@ -30,4 +30,9 @@ struct Im2colRow {
 };
 void im2col_row(const Im2colRow& r, size_t j0, size_t j1, float* dst) noexcept;
 
+// b = the transpose of a: b[j * ldb + i] = a[i * lda + j] for i < rows,
+// j < cols (the bits copied). 8 x 8 blocks in vector registers at the
+// Avx2 and Avx512 levels, in cache-sized tiles. a and b must not overlap.
+void transpose(const float* a, size_t rows, size_t cols, size_t lda, float* b, size_t ldb) noexcept;
+
 }  // namespace bnorm::kernels

@@ -94,5 +94,32 @@ TEST_CASE("im2col_row gives every position its pixel or the padding value, at ev
   }
 }
 
+
+TEST_CASE("transpose copies every element to its transposed place, at every level", "[kernels]") {
+  // Shapes across the 8 x 8 blocks and 64 x 64 tiles, leading dimensions
+  // wider than the matrices (the gaps left alone), NaN and -0 as bits.
+  testing::SettingsGuard guard;
+  for (Isa isa : testing::available_isas()) {
+    set_active_isa(isa);
+    for (size_t rows : {1, 7, 8, 9, 49, 64, 70, 130})
+      for (size_t cols : {1, 8, 15, 16, 49, 65, 256}) {
+        INFO(isa_name(isa) << " " << rows << " x " << cols);
+        const size_t lda = cols + 3, ldb = rows + 5;
+        std::vector<float> a(rows * lda), b(cols * ldb, 7.0f);
+        for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i) * 0.5f - 3.0f;
+        a[0] = std::numeric_limits<float>::quiet_NaN();
+        a[a.size() - 4] = -0.0f;
+        transpose(a.data(), rows, cols, lda, b.data(), ldb);
+        bool ok = true;
+        for (size_t j = 0; j < cols; ++j)
+          for (size_t i = 0; i < ldb; ++i) {
+            const float want = i < rows ? a[i * lda + j] : 7.0f;
+            ok = ok && std::memcmp(&b[j * ldb + i], &want, sizeof(float)) == 0;
+          }
+        REQUIRE(ok);
+      }
+  }
+}
+
 }  // namespace
 }  // namespace bnorm::kernels

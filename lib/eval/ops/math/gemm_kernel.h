@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
+#include "kernels/gather.h"
 #include "kernels/gemm.h"
 
 namespace bnorm::eval {
@@ -25,9 +27,16 @@ void gemm(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, i
 
 // t = the [cols, rows] transpose of row-major v[rows, cols], in square blocks
 // (a fully connected layer's weights are a few MiB: a row at a time, every
-// write would miss the cache).
+// write would miss the cache); floats by kernels::transpose's vectors.
 template <typename T>
 void transpose_into(const T* v, int64_t rows, int64_t cols, T* t) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (rows > 0 && cols > 0) {
+      const auto r = static_cast<size_t>(rows), c = static_cast<size_t>(cols);
+      kernels::transpose(v, r, c, c, t, r);
+    }
+    return;
+  }
   constexpr int64_t kBlock = 32;
   for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
     const int64_t r1 = std::min(rows, r0 + kBlock);
