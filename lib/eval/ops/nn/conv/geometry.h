@@ -65,13 +65,51 @@ void im2col_stretch(const T* src, const ConvGeometry& g, int64_t off, int64_t lo
   std::fill(dst + (b - ox0), dst + (ox1 - ox0), pad);
 }
 
-// Columns [j0, j1) of the im2col matrix, rows j1 - j0 long:
-// col[(c*K + k), p - j0] = X[c, p*stride - pad + k*dil] (`pad` in the padding).
-// Only rows [r0, r1) when r1 >= 0 (the first of them at col).
+// Columns [j0, j1) of the im2col matrix's row for channel plane xc and
+// kernel offset (kz, ky, kx): dst[p - j0] = X[c, p*stride - pad + k*dil]
+// (`pad` in the padding).
+template <typename T>
+void im2col_line(const T* xc, const ConvGeometry& g, int64_t kz, int64_t ky, int64_t kx, int64_t j0, int64_t j1,
+                 T* dst, T pad) {
+  const int64_t ow = g.out[2];
+  int64_t lo, hi;
+  valid_range(ow, g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
+  if constexpr (std::is_same_v<T, float>) {
+    if (g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.pad[0] == 0) {  // 1-D and 2-D
+      const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+      const kernels::Im2colRow r{xc, u(g.in[1]), u(g.in[2]), u(ow), u(g.stride[1]), u(g.stride[2]),
+                                 ky * g.dil[1] - g.pad[1], kx * g.dil[2] - g.pad[2], u(lo), u(hi), pad};
+      kernels::im2col_row(r, u(j0), u(j1), dst);
+      return;
+    }
+  }
+  // Output line (oz, oy) and column ox0 of position j, stepped along rather
+  // than divided out again at each line.
+  int64_t oz = j0 / ow / g.out[1], oy = j0 / ow % g.out[1], ox0 = j0 % ow;
+  for (int64_t j = j0; j < j1;) {
+    const int64_t ox1 = std::min(ow, ox0 + (j1 - j));
+    const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dil[0];
+    const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dil[1];
+    // Only rows inside X get a pointer: X may even be empty (null data).
+    const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
+    im2col_stretch(inside ? xc + (iz * g.in[1] + iy) * g.in[2] : nullptr, g, kx * g.dil[2], lo, hi, ox0, ox1, dst,
+                   pad);
+    dst += ox1 - ox0;
+    j += ox1 - ox0;
+    ox0 = 0;
+    if (++oy == g.out[1]) {
+      oy = 0;
+      ++oz;
+    }
+  }
+}
+
+// Columns [j0, j1) of the im2col matrix's rows [r0, r1) (all of them when
+// r1 < 0), each j1 - j0 long, the first at col.
 template <typename T>
 void im2col(const T* x, int64_t channels, const ConvGeometry& g, int64_t j0, int64_t j1, T* col, T pad = T(0),
             int64_t r0 = 0, int64_t r1 = -1) {
-  const int64_t ks = g.kernel_size(), width = j1 - j0, ow = g.out[2];
+  const int64_t ks = g.kernel_size(), width = j1 - j0;
   if (r1 < 0) r1 = channels * ks;
   for (int64_t c = r0 / ks; c < channels && c * ks < r1; ++c) {
     const T* xc = x + c * g.in_size();
@@ -79,38 +117,7 @@ void im2col(const T* x, int64_t channels, const ConvGeometry& g, int64_t j0, int
     for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
       for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
         for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
-          if (row < r0 || row >= r1) continue;
-          int64_t lo, hi;
-          valid_range(ow, g.stride[2], kx * g.dil[2], g.pad[2], g.in[2], lo, hi);
-          T* dst = col + (row - r0) * width;
-          if constexpr (std::is_same_v<T, float>) {
-            if (g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.pad[0] == 0) {  // 1-D and 2-D
-              const auto u = [](int64_t v) { return static_cast<size_t>(v); };
-              const kernels::Im2colRow r{xc, u(g.in[1]), u(g.in[2]), u(ow), u(g.stride[1]), u(g.stride[2]),
-                                         ky * g.dil[1] - g.pad[1], kx * g.dil[2] - g.pad[2], u(lo), u(hi), pad};
-              kernels::im2col_row(r, u(j0), u(j1), dst);
-              continue;
-            }
-          }
-          // Output line (oz, oy) and column ox0 of position j, stepped
-          // along rather than divided out again at each line.
-          int64_t oz = j0 / ow / g.out[1], oy = j0 / ow % g.out[1], ox0 = j0 % ow;
-          for (int64_t j = j0; j < j1;) {
-            const int64_t ox1 = std::min(ow, ox0 + (j1 - j));
-            const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dil[0];
-            const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dil[1];
-            // Only rows inside X get a pointer: X may even be empty (null data).
-            const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
-            im2col_stretch(inside ? xc + (iz * g.in[1] + iy) * g.in[2] : nullptr, g, kx * g.dil[2], lo, hi, ox0,
-                           ox1, dst, pad);
-            dst += ox1 - ox0;
-            j += ox1 - ox0;
-            ox0 = 0;
-            if (++oy == g.out[1]) {
-              oy = 0;
-              ++oz;
-            }
-          }
+          if (row >= r0 && row < r1) im2col_line(xc, g, kz, ky, kx, j0, j1, col + (row - r0) * width, pad);
         }
   }
 }
