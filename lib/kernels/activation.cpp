@@ -43,6 +43,7 @@ const char* activation_name(ActivationKind kind) noexcept {
     case K::Softsign: return "Softsign";
     case K::ThresholdedRelu: return "ThresholdedRelu";
     case K::Clip: return "Clip";
+    case K::SiLU: return "SiLU";
   }
   return "?";
 }

@@ -14,6 +14,9 @@
 //   Softsign            x / (1 + |x|)
 //   ThresholdedRelu(a)  x > a ? x : 0
 //   Clip(min, max)      min(max(x, min), max): max everywhere when min > max
+//   SiLU                x * Sigmoid(x): the Sigmoid and Mul nodes of a SiLU
+//                       (Swish) written out, each result rounded to S as
+//                       those nodes round it
 //
 // activate<K>() is THE definition: the scalar apply_activation(), the
 // standalone kernels below and the fused normalization kernels all
@@ -61,6 +64,7 @@ enum class ActivationKind : uint8_t {
   Softsign,
   ThresholdedRelu,
   Clip,
+  SiLU,
 };
 
 // The ONNX operator name ("LeakyRelu", ...; "None" for None).
@@ -96,6 +100,7 @@ struct Activation {
   static Activation thresholded_relu(double alpha = 1.0) noexcept {
     return {ActivationKind::ThresholdedRelu, alpha, 0};
   }
+  static Activation silu() noexcept { return {ActivationKind::SiLU, 0, 0}; }
   static Activation clip(double min = -std::numeric_limits<double>::infinity(),
                          double max = std::numeric_limits<double>::infinity()) noexcept {
     return {ActivationKind::Clip, min, max};
@@ -180,6 +185,9 @@ inline V activate(const V& x, S alpha, S beta) noexcept {
       return x > 0 ? x : alpha * std::expm1(x / alpha);
     } else if constexpr (K == ActivationKind::Sigmoid) {
       return S(1) / (S(1) + std::exp(-x));
+    } else if constexpr (K == ActivationKind::SiLU) {
+      const S sigmoid = activate<ActivationKind::Sigmoid>(x, alpha, beta);
+      return x * sigmoid;
     } else if constexpr (K == ActivationKind::Tanh) {
       return std::tanh(x);
     } else {
@@ -209,6 +217,7 @@ inline S apply_activation(ActivationKind kind, S x, S alpha, S beta) noexcept {
     case K::Softsign: return activate<K::Softsign>(x, alpha, beta);
     case K::ThresholdedRelu: return activate<K::ThresholdedRelu>(x, alpha, beta);
     case K::Clip: return activate<K::Clip>(x, alpha, beta);
+    case K::SiLU: return activate<K::SiLU>(x, alpha, beta);
   }
   return x;
 }

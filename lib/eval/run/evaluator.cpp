@@ -277,6 +277,16 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
     // Fuse only when the activation's other inputs (Clip's bounds) exist now.
     Activation act;
     const int j = add >= 0 ? p.add_act[i] : bn >= 0 ? p.fused_with[bn] : rounds_apart ? -1 : p.fused_with[i];
+    // Or a SiLU written out (Sigmoid, Mul) after the Conv or the
+    // BatchNormalization it applies.
+    const int silu = j < 0 && add < 0 && !rounds_apart && !p.silu_mul.empty() && p.silu_mul[i] >= 0 &&
+                             (bn >= 0) == (p.norm_after[i] >= 0)
+                         ? p.silu_mul[i]
+                         : -1;
+    if (silu >= 0) {
+      act = Activation::silu();
+      ctx.fused = &act;
+    }
     if (j >= 0) {
       const auto& a = g.node(j);
       std::vector<const Tensor*> a_inputs{nullptr};
@@ -314,6 +324,8 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
         int last = ctx.norm_after ? bn : i;
         if (add >= 0) {
           if (residual_added) last = ctx.fused ? j : add;
+        } else if (silu >= 0) {
+          last = silu;
         } else if (ctx.fused) {
           last = j;
         }
@@ -329,7 +341,12 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
     std::vector<int> absorbed;
     if (ctx.norm_after) absorbed.push_back(bn);
     if (add >= 0 && residual_added) absorbed.push_back(add);
-    if (ctx.fused && (add < 0 || residual_added)) absorbed.push_back(j);
+    if (silu >= 0) {
+      absorbed.push_back(p.silu_sigmoid[i]);
+      absorbed.push_back(silu);
+    } else if (ctx.fused && (add < 0 || residual_added)) {
+      absorbed.push_back(j);
+    }
     return absorbed;
   } catch (Error& e) {
     e.at_node(node_label(g, i), n.op_type(), ctx.version);

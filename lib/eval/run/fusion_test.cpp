@@ -135,8 +135,12 @@ std::vector<int64_t> conv_out(const ConvCase& cc) {
   return {2, cc.w[0], (9 + 2 * cc.pad - cc.w[2]) / cc.stride + 1, (7 + 2 * cc.pad - cc.w[3]) / cc.stride + 1};
 }
 
-// X [2, 4, 9, 7] -> Conv (with bias) -> [BatchNormalization] -> [Add R] -> [activation] -> Z.
-GraphBuilder conv_then(const ConvCase& cc, bool bn, const ActCase* act, DType t, Residual res = Residual::none) {
+// How a SiLU written out follows: none, Mul(y, Sigmoid(y)), Mul(Sigmoid(y), y).
+enum class Silu { none, y_first, sigmoid_first };
+
+// X [2, 4, 9, 7] -> Conv (with bias) -> [BatchNormalization] -> [Add R] -> [activation] -> [SiLU] -> Z.
+GraphBuilder conv_then(const ConvCase& cc, bool bn, const ActCase* act, DType t, Residual res = Residual::none,
+                       Silu silu = Silu::none) {
   GraphBuilder b(15);
   b.input("X", t, {2, 4, 9, 7});
   const int64_t m = cc.w[0];
@@ -171,6 +175,12 @@ GraphBuilder conv_then(const ConvCase& cc, bool bn, const ActCase* act, DType t,
     auto& a = b.node(act->op, in, {"A"}, "act");
     if (act->alpha != 0) set_attr(a, "alpha", act->alpha);
     last = "A";
+  }
+  if (silu != Silu::none) {
+    b.node("Sigmoid", {last}, {"Sg"}, "sigmoid");
+    b.node("Mul", silu == Silu::y_first ? std::vector<std::string>{last, "Sg"} : std::vector<std::string>{"Sg", last},
+           {"Sw"}, "mul");
+    last = "Sw";
   }
   b.node("Identity", {last}, {"Z"});
   b.output("Z");
@@ -272,4 +282,54 @@ TEST_CASE("a Conv adding the residual after it gives bitwise the nodes run apart
   CHECK(r.apart_stats.nodes_run == 3 + bn + relu);
   REQUIRE(r.fused.dims == r.apart.dims);
   CHECK(r.fused.bytes == r.apart.bytes);
+}
+
+TEST_CASE("a Conv applying a SiLU written out (Sigmoid, Mul) after it gives bitwise the nodes run apart",
+          "[eval][fusion][conv]") {
+  const ConvCase cc = GENERATE(ConvCase{"3x3", {6, 4, 3, 3}, 1, 2, 1}, ConvCase{"1x1", {5, 4, 1, 1}, 1, 1, 0},
+                               ConvCase{"grouped", {6, 2, 3, 3}, 2, 1, 1}, ConvCase{"depthwise", {4, 1, 3, 3}, 4, 1, 1});
+  const bool bn = GENERATE(false, true);
+  const Silu order = GENERATE(Silu::y_first, Silu::sigmoid_first);
+  const DType t = GENERATE(DType::float32, DType::float64);
+  INFO(fmt::format("{}{} -> SiLU ({}), {}", cc.name, bn ? " -> BN" : "", order == Silu::y_first ? "y, s" : "s, y",
+                   bnorm::dtype_name(t)));
+  const GraphBuilder b = conv_then(cc, bn, nullptr, t, Residual::none, order);
+  const FusedAndApart r = fused_and_apart(b, random_tensor(t, {2, 4, 9, 7}, -6, 6, 1));
+  CHECK(r.fused_stats.conv_fused == 1);
+  CHECK(r.fused_stats.nodes_run == 2);  // the Conv (with what it applies) and the Identity
+  CHECK(r.apart_stats.nodes_run == 4 + bn);
+  REQUIRE(r.fused.dims == r.apart.dims);
+  CHECK(r.fused.bytes == r.apart.bytes);
+}
+
+TEST_CASE("a SiLU whose values are read elsewhere runs as nodes of its own", "[eval][fusion][conv]") {
+  const ConvCase cc{"3x3", {6, 4, 3, 3}, 1, 1, 1};
+  const Tensor x = random_tensor(DType::float32, {2, 4, 9, 7}, -3, 3, 2);
+  SECTION("the Sigmoid's output is also a graph output") {
+    GraphBuilder b = conv_then(cc, false, nullptr, DType::float32, Residual::none, Silu::y_first);
+    b.output("Sg");
+    const FusedAndApart r = fused_and_apart(b, x);
+    CHECK(r.fused_stats.conv_fused == 0);
+    CHECK(r.fused.bytes == r.apart.bytes);
+  }
+  SECTION("the Conv's output is read by a third node") {
+    GraphBuilder b = conv_then(cc, false, nullptr, DType::float32, Residual::none, Silu::y_first);
+    b.node("Neg", {"Y"}, {"Ny"});
+    b.output("Ny");
+    const FusedAndApart r = fused_and_apart(b, x);
+    CHECK(r.fused_stats.conv_fused == 0);
+    CHECK(r.fused.bytes == r.apart.bytes);
+  }
+  SECTION("a Mul of the Conv's output and another value than its Sigmoid") {
+    GraphBuilder b = conv_then(cc, false, nullptr, DType::float32);
+    for (auto& n : *b.graph().mutable_node()) {
+      if (n.op_type() == "Identity") n.set_input(0, "Sw");
+    }
+    b.node("Sigmoid", {"Y"}, {"Sg"});
+    b.node("Mul", {"Y", "Y"}, {"Sw"});
+    b.output("Sg");
+    const FusedAndApart r = fused_and_apart(b, x);
+    CHECK(r.fused_stats.conv_fused == 0);
+    CHECK(r.fused.bytes == r.apart.bytes);
+  }
 }

@@ -41,6 +41,8 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
   p.norm_after.assign(count, -1);
   p.add_after.assign(count, -1);
   p.add_act.assign(count, -1);
+  p.silu_sigmoid.assign(count, -1);
+  p.silu_mul.assign(count, -1);
   if (!fuse) return p;
   // The one node that reads output 0 of node i, once, when nothing else
   // reads it, it is no pinned value and that node names an output 0; else -1.
@@ -70,6 +72,34 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
                      g.node(j).input_size() == 2;
     return add ? j : -1;
   };
+  // The Sigmoid s and Mul m of x * Sigmoid(x) on output 0 of node i: the
+  // value read by those two nodes alone, the Sigmoid's output by the Mul
+  // alone, no value pinned.
+  auto silu_readers = [&](int i, int& s, int& m) {
+    const auto& n = g.node(i);
+    if (n.output_size() == 0 || n.output(0).empty()) return false;
+    const std::string& y = n.output(0);
+    if (p.uses[y] != 2 || pinned.count(y)) return false;
+    int sig = -1, mul = -1;
+    for (int j = 0; j < count; ++j) {
+      if (std::find(p.reads[j].begin(), p.reads[j].end(), y) == p.reads[j].end()) continue;
+      const auto& a = g.node(j);
+      if (!is_default_domain(a.domain())) return false;
+      if (a.op_type() == "Sigmoid" && a.input_size() == 1 && a.output_size() == 1 && !a.output(0).empty()) {
+        sig = j;
+      } else if (a.op_type() == "Mul" && a.input_size() == 2 && a.output_size() == 1 && !a.output(0).empty()) {
+        mul = j;
+      }
+    }
+    if (sig < 0 || mul < 0) return false;
+    const std::string& sv = g.node(sig).output(0);
+    const auto& mi = g.node(mul).input();
+    const bool pair = (mi[0] == y && mi[1] == sv) || (mi[0] == sv && mi[1] == y);
+    if (!pair || p.uses[sv] != 1 || pinned.count(sv)) return false;
+    s = sig;
+    m = mul;
+    return true;
+  };
   auto is_activation = [&](int j) {
     return j >= 0 && is_default_domain(g.node(j).domain()) && is_activation_op(g.node(j).op_type());
   };
@@ -87,9 +117,11 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
     } else if (is_activation(j)) {
       p.fused_with[i] = j;
     }
-    // Then a residual Add (when no activation came first), and its activation.
+    // Then a residual Add (when no activation came first), and its
+    // activation; or a SiLU written out.
     const int last = p.norm_after[i] >= 0 ? p.norm_after[i] : i;
     if (p.fused_with[last] >= 0) continue;
+    if (silu_readers(last, p.silu_sigmoid[i], p.silu_mul[i])) continue;
     const int add = sole_add_reader(last);
     if (add < 0) continue;
     p.add_after[i] = add;

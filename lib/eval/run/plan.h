@@ -2,7 +2,8 @@
 // what each reads, how many nodes read each value (a value is freed after
 // its last reader), which normalization nodes run fused with the
 // activation that follows them, which Conv nodes apply the
-// BatchNormalization and activation after them as they compute, and which
+// BatchNormalization, residual Add, activation or SiLU after them as they
+// compute, and which
 // inputs die at a node (and may be written in place by its op,
 // OpContext::donated).
 #pragma once
@@ -33,6 +34,10 @@ struct Plan {
   // block, added as the Conv computes when it has Y's shape; and the
   // activation after that Add (or -1).
   std::vector<int> add_after, add_act;
+  // By Conv node: a SiLU written out after its output (or its
+  // BatchNormalization's), s = Sigmoid(y) and Mul(y, s) in either order, y
+  // and s read by nothing else: the Sigmoid and the Mul nodes, or -1.
+  std::vector<int> silu_sigmoid, silu_mul;
 };
 
 // Plans `g` in `env` (which holds its inputs and outer values); `pinned`
