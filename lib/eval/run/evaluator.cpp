@@ -258,7 +258,8 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
     if (bn >= 0) ctx.norm_after = &norm;
     // A Conv of float16 or bfloat16 would activate before its rounding: it
     // runs alone (norm_after_ready already asks for float or double).
-    const bool rounds_apart = n.op_type() == "Conv" && !eval::exact_epilogue(ctx);
+    const bool product = n.op_type() == "Conv" || n.op_type() == "Gemm" || n.op_type() == "MatMul";
+    const bool rounds_apart = product && !eval::exact_epilogue(ctx);
     // A residual Add after the Conv (or after the BatchNormalization it
     // applies), when its other operand exists now; the op adds it when it
     // has the output's type and shape (residual_added), else the Add runs
@@ -416,7 +417,9 @@ Values Runner::run_planned(const onnx::GraphProto& g, const Plan& p, Env& env, c
     const bool conv = !absorbed.empty() && g.node(i).op_type() == "Conv";
     if (options_.stats) {
       ++options_.stats->nodes_run;
+      const bool gemm = !absorbed.empty() && (g.node(i).op_type() == "Gemm" || g.node(i).op_type() == "MatMul");
       if (conv) ++options_.stats->conv_fused;
+      else if (gemm) ++options_.stats->product_fused;
       else options_.stats->fused += !absorbed.empty();
     }
     release(i);

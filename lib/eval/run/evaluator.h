@@ -76,6 +76,7 @@ struct EvalStats {
   int nodes_run = 0;  // op calls (a fused pair counts once; constant nodes taken from an EvalCache not at all)
   int fused = 0;      // normalization nodes run fused with their activation
   int conv_fused = 0; // Conv nodes run with the BatchNormalization and/or activation after them
+  int product_fused = 0;  // Gemm and MatMul nodes run with the activation (or SiLU) after them
 };
 
 struct EvalOptions {

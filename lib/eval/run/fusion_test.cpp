@@ -333,3 +333,59 @@ TEST_CASE("a SiLU whose values are read elsewhere runs as nodes of its own", "[e
     CHECK(r.fused.bytes == r.apart.bytes);
   }
 }
+
+TEST_CASE("a Gemm or MatMul applying the activation or SiLU after it gives bitwise the nodes run apart",
+          "[eval][fusion][gemm]") {
+  const std::string op = GENERATE("Gemm", "MatMul", "MatMul batched");
+  const ActCase act = GENERATE(ActCase{"Relu", 0}, ActCase{"Sigmoid", 0}, ActCase{"LeakyRelu", 0.1f},
+                               ActCase{"Tanh", 0}, ActCase{"Clip", 0}, ActCase{"SiLU", 0});
+  const DType t = GENERATE(DType::float32, DType::float64);
+  INFO(fmt::format("{} -> {}, {}", op, act.op, bnorm::dtype_name(t)));
+  GraphBuilder b(15);
+  const bool batched = op == "MatMul batched";
+  const std::vector<int64_t> xd = batched ? std::vector<int64_t>{2, 5, 12} : std::vector<int64_t>{5, 12};
+  b.input("X", t, xd);
+  b.initializer("W", random_tensor(t, batched ? std::vector<int64_t>{2, 12, 7} : std::vector<int64_t>{12, 7}, -1, 1, 21));
+  if (op == "Gemm") {
+    b.initializer("C", random_tensor(t, {7}, -1, 1, 22));
+    auto& gm = b.node("Gemm", {"X", "W", "C"}, {"Y"});
+    set_attr(gm, "alpha", 0.75f);
+    set_attr(gm, "beta", 1.5f);
+  } else {
+    b.node("MatMul", {"X", "W"}, {"Y"});
+  }
+  std::string last = "Y";
+  if (std::string(act.op) == "SiLU") {
+    b.node("Sigmoid", {"Y"}, {"Sg"});
+    b.node("Mul", {"Sg", "Y"}, {"A"});
+  } else {
+    std::vector<std::string> in{"Y"};
+    if (std::string(act.op) == "Clip") {
+      b.initializer("lo", Tensor::from_f64(t, {}, {-0.5}));
+      b.initializer("hi", Tensor::from_f64(t, {}, {0.75}));
+      in = {"Y", "lo", "hi"};
+    }
+    auto& a = b.node(act.op, in, {"A"});
+    if (act.alpha != 0) set_attr(a, "alpha", act.alpha);
+  }
+  b.node("Identity", {"A"}, {"Z"});
+  b.output("Z");
+  const FusedAndApart r = fused_and_apart(b, random_tensor(t, xd, -4, 4, 23));
+  CHECK(r.fused_stats.product_fused == 1);
+  CHECK(r.fused_stats.nodes_run == 2);
+  REQUIRE(r.fused.dims == r.apart.dims);
+  CHECK(r.fused.bytes == r.apart.bytes);
+}
+
+TEST_CASE("a float16 MatMul runs apart from its activation", "[eval][fusion][gemm]") {
+  GraphBuilder b(15);
+  b.input("X", DType::float16, {3, 4});
+  b.initializer("W", random_tensor(DType::float16, {4, 5}, -1, 1, 24));
+  b.node("MatMul", {"X", "W"}, {"Y"});
+  b.node("Relu", {"Y"}, {"A"});
+  b.node("Identity", {"A"}, {"Z"});
+  b.output("Z");
+  const FusedAndApart r = fused_and_apart(b, random_tensor(DType::float16, {3, 4}, -2, 2, 25));
+  CHECK(r.fused_stats.product_fused == 0);
+  CHECK(r.fused.bytes == r.apart.bytes);
+}

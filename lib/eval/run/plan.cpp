@@ -108,6 +108,17 @@ Plan plan_graph(const onnx::GraphProto& g, const Env& env, const std::set<std::s
     const int j = sole_reader(i);
     if (is_activation(j)) p.fused_with[i] = j;
   }
+  // Gemm and MatMul: the activation or SiLU after them.
+  for (int i = 0; i < count; ++i) {
+    const auto& n = g.node(i);
+    if ((n.op_type() != "Gemm" && n.op_type() != "MatMul") || !is_default_domain(n.domain())) continue;
+    const int j = sole_reader(i);
+    if (is_activation(j)) {
+      p.fused_with[i] = j;
+    } else {
+      silu_readers(i, p.silu_sigmoid[i], p.silu_mul[i]);
+    }
+  }
   for (int i = 0; i < count; ++i) {
     const auto& n = g.node(i);
     if (n.op_type() != "Conv" || !is_default_domain(n.domain())) continue;

@@ -34,9 +34,12 @@ struct Plan {
   // block, added as the Conv computes when it has Y's shape; and the
   // activation after that Add (or -1).
   std::vector<int> add_after, add_act;
-  // By Conv node: a SiLU written out after its output (or its
-  // BatchNormalization's), s = Sigmoid(y) and Mul(y, s) in either order, y
-  // and s read by nothing else: the Sigmoid and the Mul nodes, or -1.
+  // fused_with also holds the activation after a Gemm or MatMul, and
+  // silu_sigmoid/silu_mul the SiLU after one.
+  // By Conv (Gemm, MatMul) node: a SiLU written out after its output (or
+  // its BatchNormalization's), s = Sigmoid(y) and Mul(y, s) in either
+  // order, y and s read by nothing else: the Sigmoid and the Mul nodes, or
+  // -1.
   std::vector<int> silu_sigmoid, silu_mul;
 };
 

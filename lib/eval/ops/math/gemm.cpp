@@ -11,6 +11,7 @@
 // once (gemm_kernel.h), then Gemm's alpha product and beta * C sum. MatMul with
 // one B for every batch multiplies all of A's rows at once (same sums).
 #include <algorithm>
+#include <type_traits>
 
 #include "model/attrs.h"
 #include "eval/ops/math/gemm_kernel.h"
@@ -18,9 +19,28 @@
 #include "eval/run/op.h"
 #include "model/buffer_pool.h"
 #include "eval/ops/math/ops.h"
+#include "kernels/activation.h"
 
 namespace bnorm::eval {
 
+namespace {
+
+// The activation (or SiLU) after this product that the executor fused
+// into it (OpContext::fused), applied to y in T with the activation
+// kernels the nodes run: the same bits. Only for products of float or
+// double, whose values are y's (the executor fuses no other).
+template <typename T>
+void activate_fused(const OpContext& ctx, DType out, std::vector<T>& y) {
+  if (!ctx.fused) return;
+  if (out != dtype_of<T>()) fail(ErrorKind::unsupported, "a {} product cannot apply the node after it", dtype_name(out));
+  if constexpr (std::is_same_v<T, float>) {
+    kernels::activation_f32(y.data(), y.data(), y.size(), *ctx.fused);
+  } else {
+    kernels::activation_f64(y.data(), y.data(), y.size(), *ctx.fused);
+  }
+}
+
+}  // namespace
 
 Tensors op_gemm(const OpContext& ctx) {
   const Tensor& a = ctx.required(0, "A");
@@ -79,6 +99,7 @@ Tensors op_gemm(const OpContext& ctx) {
         for (int64_t j = 0; j < n; ++j) y[i * n + j] += be * vc[i * st[0] + j * st[1]];
       }
     }
+    activate_fused(ctx, a.dtype, y);
     out[0] = make_tensor(a.dtype, out_dims, y);
     return 0;
   });
@@ -114,6 +135,7 @@ Tensors op_matmul(const OpContext& ctx) {
       // broadcast when B has no batch dims): a single product of
       // batches * m rows, each summed as alone.
       gemm<T>(va.data(), k, vb.data(), n, y.data(), n, batches * m, n, k, false);
+      activate_fused(ctx, a.dtype, y);
       out[0] = make_tensor(a.dtype, out_dims, y);
       return 0;
     }
@@ -127,6 +149,7 @@ Tensors op_matmul(const OpContext& ctx) {
       }
       gemm<T>(va.data() + oa * m * k, k, vb.data() + ob * k * n, n, y.data() + bi * m * n, n, m, n, k, false);
     }
+    activate_fused(ctx, a.dtype, y);
     out[0] = make_tensor(a.dtype, out_dims, y);
     return 0;
   });
