@@ -1,7 +1,8 @@
 // The entry points of gemm.h: the empty cases, the split of C's columns
-// (in multiples of 64, a whole number of every level's panels) or rows (in
-// multiples of 24, whole tiles) across OpenMP threads, and the dispatch to
-// the active level's loops.
+// (in multiples of 64, a whole number of every level's panels; 256 for
+// packed products, whole stripes) or rows (in multiples of 24, whole
+// tiles) across OpenMP threads, and the dispatch to the active level's
+// loops.
 #include "kernels/gemm.h"
 
 #include <omp.h>
@@ -29,9 +30,16 @@ void run_level(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc,
   }
 }
 
-template <class T>
-void gemm_any(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, size_t m, size_t n, size_t k,
-              bool accumulate) noexcept {
+// C's parts to OpenMP threads, each part(i0, i1, j0, j1) computing rows
+// [i0, i1) and columns [j0, j1): columns in multiples of `step` (a whole
+// number of the product's panels) when there are enough for every thread
+// (or more of them than of rows), else rows in multiples of 24 (whole
+// tiles): a product of few columns and many rows (a Conv on a small image)
+// still splits. Small products, and products inside a parallel region,
+// run whole on the calling thread. The empty cases and k = 0 are done here.
+template <class T, class Part>
+void split_product(T* c, size_t ldc, size_t m, size_t n, size_t k, bool accumulate, size_t step,
+                   const Part& part) noexcept {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     if (!accumulate) {
@@ -39,15 +47,12 @@ void gemm_any(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, 
     }
     return;
   }
-  constexpr size_t kStep = 64, kRowStep = 24;
-  const size_t steps = (n + kStep - 1) / kStep, row_steps = (m + kRowStep - 1) / kRowStep;
+  constexpr size_t kRowStep = 24;
+  const size_t steps = (n + step - 1) / step, row_steps = (m + kRowStep - 1) / kRowStep;
   const auto most = static_cast<size_t>(omp_get_max_threads());
   if (most <= 1 || m * n * k < kParallelWork || omp_in_parallel() || std::max(steps, row_steps) <= 1) {
-    return run_level(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
+    return part(0, m, 0, n);
   }
-  // Columns when there are enough for every thread (or more of them than
-  // of rows), else rows: a product of few columns and many rows (a Conv on
-  // a small image) still splits.
   const bool by_columns = steps >= most || steps >= row_steps;
   const size_t parts = by_columns ? steps : row_steps;
   const int threads = static_cast<int>(std::min(parts, most));
@@ -55,13 +60,21 @@ void gemm_any(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, 
   {
     const size_t t = static_cast<size_t>(omp_get_thread_num()), nt = static_cast<size_t>(omp_get_num_threads());
     if (by_columns) {
-      const size_t j0 = std::min(n, steps * t / nt * kStep), j1 = std::min(n, steps * (t + 1) / nt * kStep);
-      if (j1 > j0) run_level(a, lda, b + j0, ldb, c + j0, ldc, m, j1 - j0, k, accumulate);
+      const size_t j0 = std::min(n, steps * t / nt * step), j1 = std::min(n, steps * (t + 1) / nt * step);
+      if (j1 > j0) part(0, m, j0, j1);
     } else {
       const size_t i0 = std::min(m, row_steps * t / nt * kRowStep), i1 = std::min(m, row_steps * (t + 1) / nt * kRowStep);
-      if (i1 > i0) run_level(a + i0 * lda, lda, b, ldb, c + i0 * ldc, ldc, i1 - i0, n, k, accumulate);
+      if (i1 > i0) part(i0, i1, 0, n);
     }
   }
+}
+
+template <class T>
+void gemm_any(const T* a, size_t lda, const T* b, size_t ldb, T* c, size_t ldc, size_t m, size_t n, size_t k,
+              bool accumulate) noexcept {
+  split_product(c, ldc, m, n, k, accumulate, 64, [&](size_t i0, size_t i1, size_t j0, size_t j1) {
+    run_level(a + i0 * lda, lda, b + j0, ldb, c + i0 * ldc + j0, ldc, i1 - i0, j1 - j0, k, accumulate);
+  });
 }
 
 // The active level's entry for the packed products (a level and width
@@ -110,35 +123,10 @@ void packed_level(const T* a, size_t lda, const GemmPacked<T>& b, size_t js, siz
 template <class T>
 void packed_any(const T* a, size_t lda, const GemmPacked<T>& b, size_t p0, T* c, size_t ldc, size_t m, size_t k,
                 bool accumulate) noexcept {
-  const size_t n = b.n;
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (!accumulate) {
-      for (size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
-    }
-    return;
-  }
   // 256 columns are a whole number of every level's stripes.
-  constexpr size_t kStep = 256, kRowStep = 24;
-  const size_t steps = (n + kStep - 1) / kStep, row_steps = (m + kRowStep - 1) / kRowStep;
-  const auto most = static_cast<size_t>(omp_get_max_threads());
-  if (most <= 1 || m * n * k < kParallelWork || omp_in_parallel() || std::max(steps, row_steps) <= 1) {
-    return packed_level(a, lda, b, 0, p0, c, ldc, m, n, k, accumulate);
-  }
-  const bool by_columns = steps >= most || steps >= row_steps;
-  const size_t parts = by_columns ? steps : row_steps;
-  const int threads = static_cast<int>(std::min(parts, most));
-#pragma omp parallel num_threads(threads)
-  {
-    const size_t t = static_cast<size_t>(omp_get_thread_num()), nt = static_cast<size_t>(omp_get_num_threads());
-    if (by_columns) {
-      const size_t j0 = std::min(n, steps * t / nt * kStep), j1 = std::min(n, steps * (t + 1) / nt * kStep);
-      if (j1 > j0) packed_level(a, lda, b, j0, p0, c + j0, ldc, m, j1 - j0, k, accumulate);
-    } else {
-      const size_t i0 = std::min(m, row_steps * t / nt * kRowStep), i1 = std::min(m, row_steps * (t + 1) / nt * kRowStep);
-      if (i1 > i0) packed_level(a + i0 * lda, lda, b, 0, p0, c + i0 * ldc, ldc, i1 - i0, n, k, accumulate);
-    }
-  }
+  split_product(c, ldc, m, b.n, k, accumulate, 256, [&](size_t i0, size_t i1, size_t j0, size_t j1) {
+    packed_level(a + i0 * lda, lda, b, j0, p0, c + i0 * ldc + j0, ldc, i1 - i0, j1 - j0, k, accumulate);
+  });
 }
 
 }  // namespace

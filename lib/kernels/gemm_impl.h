@@ -109,6 +109,37 @@ inline void gemm_rows(const T* a, size_t lda, const T* block, size_t kc, size_t 
   }
 }
 
+// All m rows of A (kc long from ap) against the block's panels: tiles of
+// MR rows, then 4, 2 and 1.
+template <class V, size_t MR, size_t NV, class T>
+inline void gemm_row_tiles(const T* ap, size_t lda, const T* block, size_t kc, size_t nc, T* cp, size_t ldc, size_t m,
+                           bool load, T* apack) noexcept {
+  size_t i = 0;
+  for (; m - i >= MR; i += MR) {
+    // The next tile's rows of A are asked for now, while this one
+    // computes: each is a short run (kc elements) of a row, which the
+    // hardware prefetchers do not follow from one row to the next.
+    const size_t next = std::min(m, i + 2 * MR);
+    for (size_t r = i + MR; r < next; ++r) {
+      const char* row = reinterpret_cast<const char*>(ap + r * lda);
+      for (size_t off = 0; off < kc * sizeof(T); off += 64) __builtin_prefetch(row + off, 0, 2);
+    }
+    gemm_rows<V, MR, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+  }
+  if constexpr (MR > 4) {
+    for (; m - i >= 4; i += 4) {
+      gemm_rows<V, 4, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+    }
+  }
+  if constexpr (MR > 2) {
+    if (m - i >= 2) {
+      gemm_rows<V, 2, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+      i += 2;
+    }
+  }
+  if (m - i >= 1) gemm_rows<V, 1, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+}
+
 template <class V, size_t NR, size_t KC, class T>
 inline void gemm_pack_b(const T* b, size_t ldb, size_t kc, size_t nc, T* block) noexcept {
   for (size_t p = 0; p < kc; ++p) {
@@ -152,32 +183,7 @@ inline void gemm_body(const T* a, size_t lda, const T* b, size_t ldb, T* c, size
       const size_t kc = std::min(KC, k - p0);
       gemm_pack_b<V, NR, KC>(b + p0 * ldb + j0, ldb, kc, nc, block);
       const bool load = accumulate || p0 > 0;
-      const T* ap = a + p0;
-      T* cp = c + j0;
-      size_t i = 0;
-      for (; m - i >= MR; i += MR) {
-        // The next tile's rows of A are asked for now, while this one
-        // computes: each is a short run (kc elements) of a row, which the
-        // hardware prefetchers do not follow from one row to the next.
-        const size_t next = std::min(m, i + 2 * MR);
-        for (size_t r = i + MR; r < next; ++r) {
-          const char* row = reinterpret_cast<const char*>(ap + r * lda);
-          for (size_t off = 0; off < kc * sizeof(T); off += 64) __builtin_prefetch(row + off, 0, 2);
-        }
-        gemm_rows<V, MR, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
-      }
-      if constexpr (MR > 4) {
-        for (; m - i >= 4; i += 4) {
-          gemm_rows<V, 4, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
-        }
-      }
-      if constexpr (MR > 2) {
-        if (m - i >= 2) {
-          gemm_rows<V, 2, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
-          i += 2;
-        }
-      }
-      if (m - i >= 1) gemm_rows<V, 1, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+      gemm_row_tiles<V, MR, NV>(a + p0, lda, block, kc, nc, c + j0, ldc, m, load, apack);
     }
   }
 }
@@ -222,20 +228,7 @@ inline void gemm_packed_body(const T* a, size_t lda, const T* packed, size_t pk,
       const size_t kc = std::min(KC, k - p0);
       const T* block = gemm_packed_block<V, NV, T>(packed, pk, pn, js + j0, ps + p0);
       const bool load = accumulate || p0 > 0;
-      const T* ap = a + p0;
-      T* cp = c + j0;
-      size_t i = 0;
-      for (; m - i >= MR; i += MR) gemm_rows<V, MR, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
-      if constexpr (MR > 4) {
-        for (; m - i >= 4; i += 4) gemm_rows<V, 4, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
-      }
-      if constexpr (MR > 2) {
-        if (m - i >= 2) {
-          gemm_rows<V, 2, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
-          i += 2;
-        }
-      }
-      if (m - i >= 1) gemm_rows<V, 1, NV>(ap + i * lda, lda, block, kc, nc, cp + i * ldc, ldc, load, apack);
+      gemm_row_tiles<V, MR, NV>(a + p0, lda, block, kc, nc, c + j0, ldc, m, load, apack);
     }
   }
 }
