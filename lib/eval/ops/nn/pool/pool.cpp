@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
+#include "kernels/max_pool.h"
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
 #include "eval/run/op.h"
@@ -162,13 +164,17 @@ void pool(const std::vector<T>& x, int64_t planes, const PoolGeometry& g, const 
   }
 }
 
+// Window rows kernels::max_pool_stretch takes at once (taller windows: the loops below).
+constexpr size_t kMaxWindowRows = 16;
+
 // MaxPool without Indices on float or double data, 1-D or 2-D: the same
 // comparisons as pool() in the same order (each output starts at its
 // window's first in-bounds element, then takes every later one that is
 // greater, so a NaN first stays and a NaN later is passed over), one
 // window position at a time over a stretch of outputs whose windows lie
 // inside the row, which GCC vectorizes (`v > m ? v : m` is MAXPS's own
-// rule); outputs near the row's ends, whose windows are clipped, one by one.
+// rule), or kernels::max_pool_stretch for float; outputs near the row's
+// ends, whose windows are clipped, one by one.
 template <typename T>
 void max_pool_rows(const T* x, int64_t planes, const PoolGeometry& g, T* y) {
   const int64_t in_h = g.in[1], in_w = g.in[2], out_h = g.out[1], out_w = g.out[2];
@@ -200,7 +206,21 @@ void max_pool_rows(const T* x, int64_t planes, const PoolGeometry& g, T* y) {
       const int64_t y1 = std::min(y0 + (g.kernel[1] - 1) * g.dil[1], in_h + g.pad_end[1] - 1);
       for (int64_t ox = 0; ox < a; ++ox) yr[ox] = one(xp, y0, y1, ox);
       bool started = false;
-      for (int64_t iy = y0; iy <= y1 && b > a; iy += g.dil[1]) {
+      if constexpr (std::is_same_v<T, float>) {
+        // The in-bounds window rows, each from its first read of output a.
+        const float* rows[kMaxWindowRows];
+        size_t nrows = 0;
+        for (int64_t iy = y0; iy <= y1 && nrows < kMaxWindowRows; iy += g.dil[1]) {
+          if (iy >= 0 && iy < in_h) rows[nrows++] = xp + iy * in_w - px + a * sx;
+        }
+        const bool fits = nrows < kMaxWindowRows || y1 < y0 + static_cast<int64_t>(kMaxWindowRows) * g.dil[1];
+        if (fits && b > a && nrows > 0) {
+          kernels::max_pool_stretch(rows, nrows, static_cast<size_t>(kw), static_cast<size_t>(dx),
+                                    static_cast<size_t>(sx), static_cast<size_t>(b - a), yr + a);
+          started = true;
+        }
+      }
+      for (int64_t iy = y0; iy <= y1 && b > a && !started; iy += g.dil[1]) {
         if (iy < 0 || iy >= in_h) continue;
         const T* row = xp + iy * in_w - px;
         for (int64_t kx = 0; kx < kw; ++kx) {
