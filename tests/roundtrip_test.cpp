@@ -70,11 +70,13 @@ TEST_CASE("every conformance model round-trips through load and save unchanged",
 }
 
 // testdata/ holds the generated models and ONNX 1.23's node tests (IR up to
-// 10 there, with fields ONNX 1.12's protobuf does not know: kept as unknown
-// fields, byte for byte).
+// 13 there, with fields ONNX 1.12's protobuf does not know: kept as unknown
+// fields, byte for byte). Models using the element types IR 12 and 13 added
+// (FLOAT8E8M0, UINT2, INT2) are refused at load by name, until issue 29
+// adds them.
 TEST_CASE("every generated test model round-trips, every field kept", "[model][roundtrip]") {
   test::TempDir tmp;
-  int count = 0;
+  int count = 0, newer_types = 0;
   for (const auto& entry : fs::recursive_directory_iterator(test::testdata(""))) {
     const fs::path& p = entry.path();
     if (p.extension() != ".onnx" || p.parent_path().filename() == "external_bad") continue;
@@ -82,7 +84,18 @@ TEST_CASE("every generated test model round-trips, every field kept", "[model][r
     ++count;
     onnx::ModelProto reference;
     REQUIRE(reference.ParseFromString(test::read_file(p)));
-    Model m = load_model(p);
+    Model m;
+    try {
+      m = load_model(p);
+    } catch (const Error& e) {
+      const std::string why = e.what();
+      INFO(why);
+      CHECK(e.kind() == ErrorKind::unsupported);
+      CHECK((why.find(" (IR 12), which bnorm does not handle") != std::string::npos ||
+             why.find(" (IR 13), which bnorm does not handle") != std::string::npos));
+      ++newer_types;
+      continue;
+    }
     const bool external = m.has_external_data();
     save_model(m, tmp / "out.onnx");
     onnx::ModelProto reread;
@@ -96,6 +109,7 @@ TEST_CASE("every generated test model round-trips, every field kept", "[model][r
     }
   }
   CHECK(count >= 19);
+  CHECK(newer_types <= 38);  // the folders of ONNX 1.23's node tests that use them
 }
 
 TEST_CASE("deferred tensors decode to the bytes a full load gives, and survive saving over a copy", "[model][roundtrip]") {
