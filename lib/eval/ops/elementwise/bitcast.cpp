@@ -3,14 +3,14 @@
 // Contract: `to` (required) names a type of X's bit width; Y has X's shape
 // and, element for element, X's bit pattern (little endian, as the text
 // says, which is how bnorm holds every type). Widths: 4 bits for int4,
-// uint4 and float4e2m1, otherwise the element's bytes times 8 (bool is 8).
-// A `to` of another width is Error(input); a `to` that is no TensorProto
-// type, or string, is Error(input); types bnorm does not hold (complex64,
-// complex128, FLOAT8E8M0, UINT2, INT2) are Error(unsupported), by name.
-// Decisions: int4 and uint4 are held unpacked (model/tensor.h): their
-// nibble is what is reinterpreted (int4 -1 is uint4 15). A byte other than
-// 0 and 1 read as bool is true (1), as numpy's view of it reads; such a
-// value cast back gives 1, not the byte.
+// uint4 and float4e2m1, 2 for int2 and uint2, otherwise the element's bytes
+// times 8 (bool is 8). A `to` of another width is Error(input); a `to` that
+// is no TensorProto type, or string, is Error(input); types bnorm does not
+// hold (complex64, complex128, FLOAT8E8M0) are Error(unsupported), by name.
+// Decisions: the sub-byte types are held unpacked (model/tensor.h): their
+// low bits are what is reinterpreted (int4 -1 is uint4 15, int2 -1 uint2
+// 3). A byte other than 0 and 1 read as bool is true (1), as numpy's view
+// of it reads; such a value cast back gives 1, not the byte.
 #include <cstring>
 
 #include "core/error.h"
@@ -24,7 +24,7 @@ namespace {
 
 // The bit width of type `t`, or 0 when bnorm does not hold it.
 int bit_width(DType t) {
-  if (is_4bit(t)) return 4;
+  if (const int bits = packed_bits(t)) return bits;
   return static_cast<int>(dtype_size(t)) * 8;
 }
 
@@ -33,8 +33,6 @@ std::string type_label(int64_t code) {
     case 14: return "complex64";
     case 15: return "complex128";
     case 24: return "FLOAT8E8M0 (IR 12)";
-    case 25: return "UINT2 (IR 13)";
-    case 26: return "INT2 (IR 13)";
     default: return dtype_name(static_cast<DType>(code));
   }
 }
@@ -58,12 +56,14 @@ Tensors op_bit_cast(const OpContext& ctx) {
   }
   Tensor y(to, x.dims);
   const auto n = static_cast<size_t>(x.numel());
-  if (to_bits == 4) {
+  if (to_bits < 8) {
+    const auto mask = static_cast<uint8_t>((1u << to_bits) - 1), sign = static_cast<uint8_t>(1u << (to_bits - 1));
+    const bool is_signed = to == DType::int4 || to == DType::int2;
     const auto* src = x.bytes.data();
     auto* dst = y.bytes.data();
     for (size_t i = 0; i < n; ++i) {
-      const auto nibble = static_cast<uint8_t>(src[i] & 0x0F);
-      dst[i] = to == DType::int4 && nibble >= 8 ? static_cast<uint8_t>(nibble | 0xF0) : nibble;
+      const auto low = static_cast<uint8_t>(src[i] & mask);
+      dst[i] = is_signed && (low & sign) ? static_cast<uint8_t>(low | ~mask) : low;
     }
   } else if (to == DType::boolean) {
     const auto* src = x.bytes.data();

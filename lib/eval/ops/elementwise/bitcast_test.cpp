@@ -47,12 +47,17 @@ TEST_CASE("BitCast-26 keeps every bit of each element, read as the target type",
   CHECK(bits == 0x7FC00001u);
 }
 
-TEST_CASE("BitCast-26 reinterprets the 4-bit types' nibbles and reads a non-zero byte as true", "[eval][elementwise]") {
+TEST_CASE("BitCast-26 reinterprets the 4-bit and 2-bit types' bits and reads a non-zero byte as true",
+          "[eval][elementwise]") {
   // int4 -1 is nibble 0xF: uint4 15; uint4 8 is int4 -8; float4e2m1 0b0010 is 1.0, 0b1111 is -6.
   CHECK(bit_cast(tensor_of(DType::int4, {3}, {-1, 7, -8}), DType::uint4).to_f64() == V{15, 7, 8});
   CHECK(bit_cast(tensor_of(DType::uint4, {3}, {8, 15, 3}), DType::int4).to_f64() == V{-8, -1, 3});
   CHECK(bit_cast(tensor_of(DType::uint4, {2}, {2, 15}), DType::float4e2m1).to_f64() == V{1.0, -6.0});
   CHECK(bit_cast(tensor_of(DType::float4e2m1, {1}, {-6.0}), DType::int4).to_f64() == V{-1});
+  // int2 -1 is 0b11: uint2 3; uint2 2 is int2 -2.
+  CHECK(bit_cast(tensor_of(DType::int2, {4}, {-2, -1, 0, 1}), DType::uint2).to_f64() == V{2, 3, 0, 1});
+  CHECK(bit_cast(tensor_of(DType::uint2, {4}, {0, 1, 2, 3}), DType::int2).to_f64() == V{0, 1, -2, -1});
+  REQUIRE_THROWS_AS(bit_cast(tensor_of(DType::int2, {1}, {1}), DType::int4), bnorm::Error);
   const Tensor b = bit_cast(tensor_of(DType::uint8, {3}, {0, 1, 2}), DType::boolean);
   CHECK(b.dtype == DType::boolean);
   CHECK(std::vector<uint8_t>(b.bytes.begin(), b.bytes.end()) == std::vector<uint8_t>{0, 1, 1});
