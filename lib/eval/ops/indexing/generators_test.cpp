@@ -185,7 +185,7 @@ TEST_CASE("NonMaxSuppression selects by score, suppresses IoU above the threshol
                     bnorm::Error);
 }
 
-TEST_CASE("Range-27 takes float16 and bfloat16, rounding start + i * delta once; stash_type 1 only",
+TEST_CASE("Range-27 takes float16 and bfloat16, rounding start + i * delta once, stash_type 1 only",
           "[eval][indexing]") {
   for (DType t : {DType::float16, DType::bfloat16}) {
     const Tensor r = run_node1(27, "Range", {tensor_of(t, {}, {1}), tensor_of(t, {}, {5}), tensor_of(t, {}, {2})});

@@ -145,7 +145,7 @@ TEST_CASE("Unique gives the values, first indices, inverse map and counts, sorte
   REQUIRE_THROWS_AS(run_node(11, "Unique", {x}, 1, int_attrs({{"axis", 1}})), bnorm::Error);
 }
 
-TEST_CASE("TopK-24 also takes bfloat16; TopK-11 does not", "[eval][indexing]") {
+TEST_CASE("TopK-24 also takes bfloat16, TopK-11 does not", "[eval][indexing]") {
   const Tensor x = tensor_of(DType::bfloat16, {5}, {3, 1, 4, 1, 5});
   const auto top = run_node(24, "TopK", {x, i64({1}, {2})}, 2);
   CHECK(top[0].dtype == DType::bfloat16);
