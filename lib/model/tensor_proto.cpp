@@ -197,7 +197,8 @@ Layout check_layout(const onnx::TensorProto& p, const std::filesystem::path& bas
     fail(ErrorKind::input, "{}: {}", label(p.name()), e.bare_message());
   }
   const int bits = packed_bits(l.type);
-  l.bytes = bits ? (static_cast<uint64_t>(l.numel) * bits + 7) / 8 : static_cast<uint64_t>(l.numel) * size;
+  const uint64_t per_byte = bits ? 8 / bits : 1;  // a ceiling division, which cannot overflow for any numel
+  l.bytes = bits ? (static_cast<uint64_t>(l.numel) + per_byte - 1) / per_byte : static_cast<uint64_t>(l.numel) * size;
   l.need = fmt::format("dims {} of {} need", shape_str(l.dims), dtype_name(l.type));
 
   const std::vector<Field> typed = nonempty_typed_fields(p);
