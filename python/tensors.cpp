@@ -40,11 +40,11 @@ const char* numpy_format(DType t) {
     case DType::float64: return "f8";
     case DType::float16: return "f2";
     case DType::boolean: return "?";
-    case DType::int8: case DType::int4: return "i1";
+    case DType::int8: case DType::int4: case DType::int2: return "i1";
     case DType::int16: return "i2";
     case DType::int32: return "i4";
     case DType::int64: return "i8";
-    case DType::uint8: case DType::uint4: case DType::float4e2m1: case DType::float8e4m3fn:
+    case DType::uint8: case DType::uint4: case DType::uint2: case DType::float4e2m1: case DType::float8e4m3fn:
     case DType::float8e4m3fnuz: case DType::float8e5m2: case DType::float8e5m2fnuz: return "u1";
     case DType::uint16: case DType::bfloat16: return "u2";
     case DType::uint32: return "u4";

@@ -72,6 +72,8 @@ TEST_CASE("bnorm version and --version name what bnorm was built with", "[cli][c
   const auto j = nlohmann::json::parse(run_cli({"version", "--json"}).out);
   CHECK(j["schema"] == "bnorm.version/1");
   CHECK(j["max_opset"] == 23);
+  CHECK(j["eval_max_opset"] == 28);
+  CHECK_THAT(v.out, Catch::Contains("eval up to 28"));
 }
 
 TEST_CASE("a misspelt command or option gets a suggestion", "[cli][conventions]") {

@@ -1,10 +1,13 @@
-// ONNX 1.23's node tests at opsets 1 to 23 (testdata/onnx-node-1.23, copied
+// ONNX 1.23's node tests at opsets 1 to 28 (testdata/onnx-node-1.23, copied
 // unchanged by scripts/copy_conformance.py; NOTICE there names the source),
 // through the runner `bnorm eval DIR` uses. What this asserts:
 // - no folder fails: every output of every data set agrees (ONNX's backend
 //   tolerances, rtol 1e-3 and atol 1e-7) or the folder is skipped;
-// - a folder is skipped only for a reason listed below, each with why;
-// - at least 95% of the folders outside the normalization family pass.
+// - a folder is skipped only for a reason listed below, each with why: by
+//   its name's prefix, or (opsets 24 to 28, issue 29) by the op version or
+//   element type its skip reason names;
+// - at least 95% of the folders outside the normalization family and the
+//   issue-29 gaps pass.
 #include <onnx/onnx_pb.h>
 
 #include <catch2/catch.hpp>
@@ -61,6 +64,28 @@ constexpr AllowedSkip kLeftOut[] = {
     {"test_identity_opt", "optional values (not yet)"},
 };
 
+// What opsets 24 to 28 add that bnorm eval does not run yet (issue 29):
+// a skip whose reason contains `what` is allowed. The rest of 24..28 runs.
+struct AllowedGap {
+  const char* what;  // in the skip reason
+  const char* why;
+};
+
+constexpr AllowedGap kIssue29Gaps[] = {
+    {"op Attention-24 ", "Attention-24 (issue 29: not yet)"},
+    {"op LinearAttention-27 ", "LinearAttention-27 (issue 29: not yet)"},
+    {"op CausalConvWithState-27 ", "CausalConvWithState-27 (issue 29: not yet)"},
+    {"op ai.onnx.preview.FlexAttention ", "the ai.onnx.preview domain's FlexAttention (issue 29: not yet)"},
+    {" FLOAT8E8M0 (IR 12)", "the element type FLOAT8E8M0 (issue 29: not yet)"},
+};
+
+const char* allowed_gap(const std::string& reason) {
+  for (const auto& g : kIssue29Gaps) {
+    if (reason.find(g.what) != std::string::npos) return g.why;
+  }
+  return nullptr;
+}
+
 const char* allowed(const std::string& name, bool* norm_family) {
   for (const auto& a : kNormFamily) {
     if (name.rfind(a.prefix, 0) == 0) {
@@ -77,17 +102,16 @@ const char* allowed(const std::string& name, bool* norm_family) {
 
 }  // namespace
 
-TEST_CASE("ONNX 1.23's node tests at opsets up to 23: none fails, skips only for listed reasons, 95% pass",
+TEST_CASE("ONNX 1.23's node tests at opsets up to 28: none fails, skips only for listed reasons, 95% pass",
           "[eval][conformance][onnx-1.23]") {
   const fs::path root = fs::path(BNORM_SOURCE_DIR) / "testdata" / "onnx-node-1.23";
   int counted = 0, passed = 0, norm_family = 0;
+  std::map<std::string, int> gaps;  // why: folders skipped for it
   std::vector<std::string> problems;
   for (const auto& dir : bnorm::find_backend_tests(root)) {
     const std::string name = dir.filename().string();
     bool in_norm = false;
     const char* allowed_why = allowed(name, &in_norm);
-    if (in_norm) ++norm_family;
-    else ++counted;
     bnorm::BackendTestResult r;
     try {
       r = bnorm::run_backend_test(dir, {1e-3, 1e-7});
@@ -100,8 +124,13 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 23: none fails, skips only for
         continue;
       }
     }
+    // Folders skipped for an issue-29 gap are counted apart, as the normalization family is.
+    const char* gap = r.skipped && !allowed_why ? allowed_gap(r.skip_reason) : nullptr;
+    if (gap) ++gaps[gap];
+    else if (in_norm) ++norm_family;
+    else ++counted;
     if (r.skipped) {
-      if (!allowed_why) problems.push_back(fmt::format("{}: skipped: {}", name, r.skip_reason));
+      if (!allowed_why && !gap) problems.push_back(fmt::format("{}: skipped: {}", name, r.skip_reason));
       continue;
     }
     bool ok = true;
@@ -116,8 +145,11 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 23: none fails, skips only for
     }
     if (ok && !in_norm) ++passed;
   }
-  INFO(fmt::format("{} folders outside the normalization family, {} pass; {} in the family", counted, passed,
-                   norm_family));
+  std::vector<std::string> gap_counts;
+  for (const auto& [why, n] : gaps) gap_counts.push_back(fmt::format("{} {}", n, why));
+  INFO(fmt::format("{} folders outside the normalization family and issue 29's gaps, {} pass; {} in the family; "
+                   "skipped for issue 29: {}",
+                   counted, passed, norm_family, fmt::join(gap_counts, ", ")));
   for (const auto& p : problems) UNSCOPED_INFO(p);
   CHECK(problems.empty());
   CHECK(counted > 1200);
@@ -127,11 +159,11 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 23: none fails, skips only for
 TEST_CASE("a test folder whose model uses an element type bnorm refuses at load is skipped with the type named",
           "[eval][conformance]") {
   bnorm::test::TempDir tmp;
-  const fs::path dir = tmp / "test_cast_FLOAT_to_INT2";
+  const fs::path dir = tmp / "test_cast_FLOAT_to_FLOAT8E8M0";
   fs::create_directories(dir / "test_data_set_0");
   onnx::ModelProto m;
-  m.set_ir_version(13);
-  m.add_opset_import()->set_version(25);
+  m.set_ir_version(12);
+  m.add_opset_import()->set_version(24);
   auto* g = m.mutable_graph();
   g->set_name("g");
   auto* n = g->add_node();
@@ -141,17 +173,17 @@ TEST_CASE("a test folder whose model uses an element type bnorm refuses at load 
   auto* to = n->add_attribute();
   to->set_name("to");
   to->set_type(onnx::AttributeProto::INT);
-  to->set_i(26);
+  to->set_i(24);
   auto* x = g->add_input();
   x->set_name("x");
   x->mutable_type()->mutable_tensor_type()->set_elem_type(1);
   auto* y = g->add_output();
   y->set_name("y");
-  y->mutable_type()->mutable_tensor_type()->set_elem_type(26);
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(24);
   std::string bytes;
   REQUIRE(m.SerializeToString(&bytes));
   bnorm::test::write_file(dir / "model.onnx", bytes);
   const auto r = bnorm::run_backend_test(dir, {});
   CHECK(r.skipped);
-  CHECK_THAT(r.skip_reason, Catch::Contains("INT2 (IR 13)"));
+  CHECK_THAT(r.skip_reason, Catch::Contains("FLOAT8E8M0 (IR 12)"));
 }

@@ -109,7 +109,8 @@ int print_version(bool json) {
   if (json) {
     report_out() << json_text({{"schema", kJsonSchema}, {"version", a.version}, {"onnx", a.onnx_version},
                                {"protobuf", a.protobuf_version}, {"min_opset", a.min_opset},
-                               {"max_opset", a.max_opset}, {"onnx_converter_max_opset", a.onnx_converter_max_opset},
+                               {"max_opset", a.max_opset}, {"eval_max_opset", a.eval_max_opset},
+                               {"onnx_converter_max_opset", a.onnx_converter_max_opset},
                                {"max_ir_version", a.max_ir_version}, {"kernel_level", a.kernel_level},
                                {"product_vectors", a.product_vectors},
                                {"compiler", a.compiler}})
@@ -119,10 +120,10 @@ int print_version(bool json) {
   report_out() << fmt::format(
       "bnorm {}\n"
       "built with ONNX {} (its checker, shape inference and converter up to opset {}), protobuf {}, {}\n"
-      "ai.onnx opsets {} to {} (eval, upgrade both ways); IR versions up to {}\n"
+      "ai.onnx opsets {} to {} (eval, upgrade both ways), eval up to {}; IR versions up to {}\n"
       "kernels: {} on this machine, matrix products in {} vectors\n",
       a.version, a.onnx_version, a.onnx_converter_max_opset, a.protobuf_version, a.compiler, a.min_opset,
-      a.max_opset, a.max_ir_version, a.kernel_level, a.product_vectors);
+      a.max_opset, a.eval_max_opset, a.max_ir_version, a.kernel_level, a.product_vectors);
   return kExitOk;
 }
 

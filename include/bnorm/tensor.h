@@ -9,10 +9,11 @@
 // (int4, uint4: IR 10; float4e2m1: IR 11) are held UNPACKED, one element
 // per byte, so every op that moves elements by dtype_size() works on them
 // unchanged: int4 as an int8 in [-8, 7], uint4 as a uint8 in [0, 15],
-// float4e2m1 as its bit pattern in the low 4 bits. ONNX stores them packed
-// two per byte (first element in the low nibble): tensor_proto.cpp packs
-// and unpacks at the boundary, so for these types only, `bytes` is not
-// the raw_data form.
+// float4e2m1 as its bit pattern in the low 4 bits. So are the 2-bit types
+// (int2, uint2: IR 13): int2 as an int8 in [-2, 1], uint2 as a uint8 in
+// [0, 3]. ONNX stores them packed, two (four) per byte, the first element
+// in the lowest bits: tensor_proto.cpp packs and unpacks at the boundary,
+// so for these types only, `bytes` is not the raw_data form.
 #pragma once
 
 #include <cstddef>
@@ -48,6 +49,9 @@ enum class DType : int32_t {
   uint4 = 21,
   int4 = 22,
   float4e2m1 = 23,
+  // 24 is FLOAT8E8M0 (IR 12), which bnorm does not hold.
+  uint2 = 25,
+  int2 = 26,
 };
 
 // Size of one element in bytes; 0 for types bnorm cannot hold (string,
@@ -61,6 +65,10 @@ bool is_floating(DType t);
 bool is_float8(DType t);
 // int4, uint4, float4e2m1: packed two per byte in ONNX's storage.
 bool is_4bit(DType t);
+// int2, uint2: packed four per byte in ONNX's storage.
+bool is_2bit(DType t);
+// The bits of one element of a type packed below a byte (4 or 2), else 0.
+int packed_bits(DType t);
 // The value of the bit pattern `bits` of float8 or float4e2m1 type `t`
 // (exact; NaN for NaN patterns).
 double minifloat_value(DType t, uint8_t bits);
@@ -98,7 +106,7 @@ struct Tensor {
   // (round to nearest even for floating types, overflow to infinity, or
   // to NaN for float8 types without one (Cast with saturate = 0); float4e2m1
   // saturates. Saturating truncation toward zero for integers is NOT done:
-  // integers, int4 and uint4 included, must be exact).
+  // integers, int4, uint4, int2 and uint2 included, must be exact).
   static Tensor from_f64(DType t, std::vector<int64_t> shape, const std::vector<double>& values,
                          std::string tensor_name = {});
 };

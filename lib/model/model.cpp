@@ -34,8 +34,6 @@ namespace {
 const char* newer_type_name(int32_t elem_type) {
   switch (elem_type) {
     case 24: return "FLOAT8E8M0 (IR 12)";
-    case 25: return "UINT2 (IR 13)";
-    case 26: return "INT2 (IR 13)";
     default: return elem_type > 26 ? "unknown to IR 13" : nullptr;
   }
 }

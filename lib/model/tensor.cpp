@@ -79,7 +79,9 @@ size_t dtype_size(DType t) {
     case DType::float8e5m2fnuz: return 1;
     case DType::uint4:
     case DType::int4:
-    case DType::float4e2m1: return 1;  // held unpacked (tensor.h)
+    case DType::float4e2m1:
+    case DType::uint2:
+    case DType::int2: return 1;  // held unpacked (tensor.h)
     case DType::undefined:
     case DType::string: return 0;
   }
@@ -110,6 +112,8 @@ std::string dtype_name(DType t) {
     case DType::uint4: return "uint4";
     case DType::int4: return "int4";
     case DType::float4e2m1: return "float4e2m1";
+    case DType::uint2: return "uint2";
+    case DType::int2: return "int2";
   }
   // Values outside the enum (complex64 = 14, complex128 = 15, newer types).
   return fmt::format("data type {}", static_cast<int32_t>(t));
@@ -125,6 +129,10 @@ bool is_float8(DType t) {
 }
 
 bool is_4bit(DType t) { return t == DType::int4 || t == DType::uint4 || t == DType::float4e2m1; }
+
+bool is_2bit(DType t) { return t == DType::int2 || t == DType::uint2; }
+
+int packed_bits(DType t) { return is_4bit(t) ? 4 : is_2bit(t) ? 2 : 0; }
 
 namespace {
 
@@ -275,8 +283,10 @@ std::vector<double> Tensor::to_f64() const {
       case DType::boolean: out[i] = load<uint8_t>(p) != 0 ? 1.0 : 0.0; break;
       case DType::uint32: out[i] = load<uint32_t>(p); break;
       case DType::uint64: out[i] = static_cast<double>(load<uint64_t>(p)); break;
-      case DType::int4: out[i] = load<int8_t>(p); break;
-      case DType::uint4: out[i] = load<uint8_t>(p); break;
+      case DType::int4:
+      case DType::int2: out[i] = load<int8_t>(p); break;
+      case DType::uint4:
+      case DType::uint2: out[i] = load<uint8_t>(p); break;
       case DType::float8e4m3fn:
       case DType::float8e4m3fnuz:
       case DType::float8e5m2:
@@ -316,13 +326,16 @@ Tensor Tensor::from_f64(DType t, std::vector<int64_t> shape, const std::vector<d
       case DType::uint32: store_integer<uint32_t>(p, v, out.name, i, t); break;
       case DType::uint64: store_integer<uint64_t>(p, v, out.name, i, t); break;
       case DType::int4:
-      case DType::uint4: {
-        const double lo = t == DType::int4 ? -8 : 0;
-        if (!integral_in(v, lo, lo + 16)) {
+      case DType::uint4:
+      case DType::int2:
+      case DType::uint2: {
+        const double count = is_2bit(t) ? 4 : 16;
+        const double lo = t == DType::int4 || t == DType::int2 ? -count / 2 : 0;
+        if (!integral_in(v, lo, lo + count)) {
           fail(ErrorKind::input, "{}: value {} at index {} is not representable as {}", tensor_label(out.name), v,
                i, dtype_name(t));
         }
-        store<int8_t>(p, static_cast<int8_t>(v));  // uint4's [0, 15] in the same byte
+        store<int8_t>(p, static_cast<int8_t>(v));  // uint4's [0, 15] (uint2's [0, 3]) in the same byte
         break;
       }
       case DType::float8e4m3fn:

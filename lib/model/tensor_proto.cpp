@@ -62,14 +62,16 @@ void int32_range(DType t, int64_t* lo, int64_t* hi) {
     case DType::boolean: *lo = 0; *hi = 1; return;
     case DType::float16:
     case DType::bfloat16: *lo = -32768; *hi = 65535; return;
-    // One bit pattern per value; for the 4-bit types, a byte of two packed elements.
+    // One bit pattern per value; for the 4-bit (2-bit) types, a byte of two (four) packed elements.
     case DType::float8e4m3fn:
     case DType::float8e4m3fnuz:
     case DType::float8e5m2:
     case DType::float8e5m2fnuz:
     case DType::int4:
     case DType::uint4:
-    case DType::float4e2m1: *lo = 0; *hi = 255; return;
+    case DType::float4e2m1:
+    case DType::int2:
+    case DType::uint2: *lo = 0; *hi = 255; return;
     default: *lo = INT32_MIN; *hi = INT32_MAX; return;
   }
 }
@@ -123,29 +125,38 @@ void check_bools(const Tensor& t) {
   }
 }
 
-// ONNX's packed 4-bit form -> one element per byte (tensor.h): the first
-// element of each byte in its low nibble; int4 is sign-extended. The high
-// nibble of the last byte of an odd count is padding and is ignored.
-std::vector<uint8_t> unpack_4bit(const std::vector<uint8_t>& packed, DType t, int64_t numel) {
+// ONNX's packed sub-byte form (4-bit types two per byte, 2-bit types four)
+// -> one element per byte (tensor.h): the first element of each byte in its
+// lowest bits; int4 and int2 are sign-extended. The unused high bits of the
+// last byte are padding and are ignored.
+std::vector<uint8_t> unpack_bits(const std::vector<uint8_t>& packed, DType t, int64_t numel) {
+  const int bits = packed_bits(t), per_byte = 8 / bits;
+  const auto mask = static_cast<uint8_t>((1u << bits) - 1), sign = static_cast<uint8_t>(1u << (bits - 1));
+  const bool is_signed = t == DType::int4 || t == DType::int2;
   std::vector<uint8_t> out(static_cast<size_t>(numel));
   for (int64_t i = 0; i < numel; ++i) {
-    uint8_t v = (packed[static_cast<size_t>(i / 2)] >> (i % 2 ? 4 : 0)) & 0x0Fu;
-    if (t == DType::int4 && (v & 0x08u)) v |= 0xF0u;
+    uint8_t v = (packed[static_cast<size_t>(i / per_byte)] >> ((i % per_byte) * bits)) & mask;
+    if (is_signed && (v & sign)) v |= static_cast<uint8_t>(~mask);
     out[static_cast<size_t>(i)] = v;
   }
   return out;
 }
 
-std::string pack_4bit(const Tensor& t) {
+std::string pack_bits(const Tensor& t) {
+  const int bits = packed_bits(t.dtype), per_byte = 8 / bits;
+  const auto mask = static_cast<uint8_t>((1u << bits) - 1);
+  const bool is_signed = t.dtype == DType::int4 || t.dtype == DType::int2;
   const size_t n = t.bytes.size();
-  std::string out((n + 1) / 2, '\0');
+  std::string out((n + per_byte - 1) / per_byte, '\0');
   for (size_t i = 0; i < n; ++i) {
     const uint8_t b = t.bytes[i];
-    const bool ok = t.dtype == DType::int4 ? (b <= 7 || b >= 0xF8) : b <= 15;
+    // In range: b itself fits the mask, or (signed) it is a sign-extended negative value.
+    const bool ok = b <= (is_signed ? mask >> 1 : mask) || (is_signed && b >= static_cast<uint8_t>(~(mask >> 1)));
     if (!ok) {
       fail(ErrorKind::input, "{}: byte {} at index {} is not a {} value", label(t.name), int{b}, i, dtype_name(t.dtype));
     }
-    out[i / 2] = static_cast<char>(static_cast<uint8_t>(out[i / 2]) | ((b & 0x0Fu) << (i % 2 ? 4 : 0)));
+    out[i / per_byte] =
+        static_cast<char>(static_cast<uint8_t>(out[i / per_byte]) | ((b & mask) << ((i % per_byte) * bits)));
   }
   return out;
 }
@@ -185,7 +196,9 @@ Layout check_layout(const onnx::TensorProto& p, const std::filesystem::path& bas
   } catch (const Error& e) {
     fail(ErrorKind::input, "{}: {}", label(p.name()), e.bare_message());
   }
-  l.bytes = is_4bit(l.type) ? (static_cast<uint64_t>(l.numel) + 1) / 2 : static_cast<uint64_t>(l.numel) * size;
+  const int bits = packed_bits(l.type);
+  const uint64_t per_byte = bits ? 8 / bits : 1;  // a ceiling division, which cannot overflow for any numel
+  l.bytes = bits ? (static_cast<uint64_t>(l.numel) + per_byte - 1) / per_byte : static_cast<uint64_t>(l.numel) * size;
   l.need = fmt::format("dims {} of {} need", shape_str(l.dims), dtype_name(l.type));
 
   const std::vector<Field> typed = nonempty_typed_fields(p);
@@ -223,7 +236,7 @@ Layout check_layout(const onnx::TensorProto& p, const std::filesystem::path& bas
       fail(ErrorKind::input, "{}: {} values must be in {} or raw_data, found {}", label(p.name()),
            dtype_name(l.type), want, typed[0].name);
     }
-    const int64_t values = is_4bit(l.type) ? static_cast<int64_t>(l.bytes) : l.numel;  // two per int32
+    const int64_t values = bits ? static_cast<int64_t>(l.bytes) : l.numel;  // a packed byte per int32
     if (typed[0].size != values) {
       fail(ErrorKind::input, "{}: {} has {} values, {} {}", label(p.name()), want, typed[0].size, l.need, values);
     }
@@ -264,7 +277,7 @@ Tensor decode_tensor(const onnx::TensorProto& p, const std::filesystem::path& ba
     decode_typed(p, t, &out);
   }
   if (t == DType::boolean) check_bools(out);
-  if (is_4bit(t)) out.bytes = unpack_4bit(out.bytes, t, l.numel);
+  if (packed_bits(t)) out.bytes = unpack_bits(out.bytes, t, l.numel);
   return out;
 }
 
@@ -295,7 +308,7 @@ void encode_tensor(const Tensor& t, onnx::TensorProto* out) {
   out->clear_segment();
   out->clear_external_data();
   out->clear_data_location();  // reads as DEFAULT and is not serialized, as ONNX writes it
-  if (is_4bit(t.dtype)) *out->mutable_raw_data() = pack_4bit(t);
+  if (packed_bits(t.dtype)) *out->mutable_raw_data() = pack_bits(t);
   else out->mutable_raw_data()->assign(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size());
 }
 

@@ -3,14 +3,15 @@
 // Decoding accepts every storage ONNX allows for the types bnorm holds:
 // raw_data (little-endian), the typed fields (float_data, double_data,
 // int32_data -- which also carries int8/int16/uint8/uint16/bool, the bit
-// patterns of float16/bfloat16/float8, and bytes of two packed 4-bit
-// elements --, int64_data, uint64_data -- uint32 and uint64 --) and external
-// data (read from a side file next to the model). Declared dims are checked
-// against the data size before any allocation. int4, uint4 and float4e2m1
-// are packed two per byte in every storage (first element in the low
-// nibble) and unpacked to one per byte in the Tensor (model/tensor.h).
-// Encoding always writes the canonical form: raw_data (packed for the
-// 4-bit types), typed fields empty.
+// patterns of float16/bfloat16/float8, and bytes of two packed 4-bit or
+// four packed 2-bit elements --, int64_data, uint64_data -- uint32 and
+// uint64 --) and external data (read from a side file next to the model).
+// Declared dims are checked against the data size before any allocation.
+// int4, uint4 and float4e2m1 are packed two per byte in every storage
+// (first element in the low nibble), int2 and uint2 four per byte (first in
+// the lowest two bits); both are unpacked to one per byte in the Tensor
+// (model/tensor.h). Encoding always writes the canonical form: raw_data
+// (packed for the sub-byte types), typed fields empty.
 #pragma once
 
 #include <onnx/onnx_pb.h>

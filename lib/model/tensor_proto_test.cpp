@@ -338,6 +338,32 @@ TEST_CASE("external data is read from a side file in the model's directory") {
   CHECK_THAT(e.message(), Catch::Contains("external") && Catch::Contains("raw_data"));
 }
 
+TEST_CASE("int2 and uint2 unpack from raw_data and int32_data, four to a byte, lowest bits first, and pack back") {
+  // ONNX's test_cast_FLOAT_to_INT2 output: 1, -2, -1, 0, 1, -2, -1 in 0x39 0x39 (the last two bits padding).
+  const Tensor r = decode_tensor(raw_proto("q", DType::int2, {7}, {0x39, 0x39}));
+  CHECK(r.bytes.size() == 7);
+  CHECK(r.to_f64() == std::vector<double>{1, -2, -1, 0, 1, -2, -1});
+  CHECK(bnorm::to_proto(r).raw_data() == std::string("\x39\x39", 2));
+  onnx::TensorProto typed = proto("q", DType::int2, {7});
+  for (int v : {0x39, 0x39}) typed.add_int32_data(v);
+  CHECK(decode_tensor(typed).to_f64() == std::vector<double>{1, -2, -1, 0, 1, -2, -1});
+  // uint2 0, 1, 2, 3 is 0b11100100; a fifth element 2 takes a byte of its own.
+  const Tensor u = decode_tensor(raw_proto("u", DType::uint2, {5}, {0xE4, 0x02}));
+  CHECK(u.to_f64() == std::vector<double>{0, 1, 2, 3, 2});
+  CHECK(bnorm::to_proto(u).raw_data() == std::string("\xE4\x02", 2));
+  // The packed size is what the dims need: 5 elements in 2 bytes.
+  CHECK_THROWS_AS(decode_tensor(raw_proto("u", DType::uint2, {5}, {0xE4})), Error);
+  CHECK_THROWS_AS(decode_tensor(raw_proto("u", DType::uint2, {5}, {0xE4, 0, 0})), Error);
+  // Values out of the type's range are refused, not masked.
+  Tensor bad(DType::int2, {1});
+  bad.bytes[0] = 2;  // int2 holds -2..1 (0xFE..0x01)
+  CHECK_THROWS_AS(bnorm::to_proto(bad), Error);
+  CHECK_THROWS_AS(Tensor::from_f64(DType::uint2, {1}, {4}), Error);
+  CHECK_THROWS_AS(Tensor::from_f64(DType::int2, {1}, {-3}), Error);
+  CHECK(bnorm::dtype_name(DType::int2) == "int2");
+  CHECK(bnorm::dtype_name(DType::uint2) == "uint2");
+}
+
 TEST_CASE("int4, uint4 and float4e2m1 unpack from raw_data and int32_data, low nibble first, and pack back") {
   // Five int4 elements 7, -8, -1, 0, 3: bytes 0x87, 0x0F, 0x03 (padding nibble 0).
   const Tensor r = decode_tensor(raw_proto("q", DType::int4, {5}, {0x87, 0x0F, 0x03}));

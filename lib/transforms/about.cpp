@@ -6,6 +6,7 @@
 
 #include "kernels/isa.h"
 #include "model/model.h"
+#include "model/op_versions.h"
 #include "transforms/upgrade/upgrade.h"
 
 namespace bnorm {
@@ -17,6 +18,8 @@ About about() {
   a.protobuf_version = google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION);
   a.min_opset = kUpgradeMinOpset;
   a.max_opset = kUpgradeMaxOpset;
+  // eval resolves every version the op table knows (refusing, by name, the ones it does not implement).
+  a.eval_max_opset = newest_known_opset();
   a.onnx_converter_max_opset = kOnnxConverterMaxOpset;
   a.max_ir_version = kNewestIrVersion;
   a.kernel_level = kernels::isa_name(kernels::active_isa());

@@ -196,7 +196,7 @@ void ScaledDiff::merge(const ScaledDiff& o) {
 
 double scaled_tolerance(DType t) {
   if (t == DType::float16 || t == DType::bfloat16) return 1e-2;
-  if (is_float8(t) || is_4bit(t)) return 0.25;
+  if (is_float8(t) || is_4bit(t) || is_2bit(t)) return 0.25;
   return 1e-3;
 }
 

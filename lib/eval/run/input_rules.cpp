@@ -216,8 +216,8 @@ InputRule intersect(const std::string& input, const InputRule& x, const InputRul
 
 bool is_integer(DType t) {
   switch (t) {
-    case DType::int8: case DType::int16: case DType::int32: case DType::int64: case DType::int4:
-    case DType::uint8: case DType::uint16: case DType::uint32: case DType::uint64: case DType::uint4:
+    case DType::int8: case DType::int16: case DType::int32: case DType::int64: case DType::int4: case DType::int2:
+    case DType::uint8: case DType::uint16: case DType::uint32: case DType::uint64: case DType::uint4: case DType::uint2:
       return true;
     default:
       return false;

@@ -66,8 +66,10 @@ std::vector<T> load_values(const Tensor& t) {
     case DType::int64: cast_all(int64_t{}); break;
     case DType::uint64: cast_all(uint64_t{}); break;
     case DType::boolean: cast_all(uint8_t{}); break;
-    case DType::int4: cast_all(int8_t{}); break;  // held unpacked (model/tensor.h)
-    case DType::uint4: cast_all(uint8_t{}); break;
+    case DType::int4:
+    case DType::int2: cast_all(int8_t{}); break;  // held unpacked (model/tensor.h)
+    case DType::uint4:
+    case DType::uint2: cast_all(uint8_t{}); break;
     case DType::float8e4m3fn:
     case DType::float8e4m3fnuz:
     case DType::float8e5m2:

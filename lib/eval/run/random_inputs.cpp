@@ -34,6 +34,8 @@ std::optional<IndexRange> integer_limits(DType t) {
     case DType::boolean: return IndexRange{0, 1};
     case DType::int4: return IndexRange{-8, 7};
     case DType::uint4: return IndexRange{0, 15};
+    case DType::int2: return IndexRange{-2, 1};
+    case DType::uint2: return IndexRange{0, 3};
     case DType::int8: return IndexRange{-128, 127};
     case DType::uint8: return IndexRange{0, 255};
     case DType::int16: return IndexRange{-32768, 32767};

@@ -96,7 +96,8 @@ void read_constant(const onnx::TensorProto& t, InferredValue& v) {
   try {
     if (is_index_type(e)) {
       if (auto i = decode_tensor(t).to_i64()) v.values = known_dims(*i);
-    } else if (e == onnx::TensorProto::FLOAT || e == onnx::TensorProto::DOUBLE || e == onnx::TensorProto::FLOAT16) {
+    } else if (e == onnx::TensorProto::FLOAT || e == onnx::TensorProto::DOUBLE || e == onnx::TensorProto::FLOAT16 ||
+               e == onnx::TensorProto::BFLOAT16) {  // bfloat16: Range-27's
       v.reals = decode_tensor(t).to_f64();
     }
   } catch (const std::exception&) {

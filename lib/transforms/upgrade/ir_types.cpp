@@ -21,7 +21,8 @@ int first_opset_of_type(int32_t t) {
   if (t >= 17 && t <= 20) return 19;  // float8
   if (t == 21 || t == 22) return 21;  // uint4, int4
   if (t == 23) return 23;             // float4e2m1
-  if (t >= 24) return 24;             // float8e8m0 and later
+  if (t == 24) return 24;             // float8e8m0
+  if (t >= 25) return 25;             // uint2, int2 and later
   return 1;
 }
 

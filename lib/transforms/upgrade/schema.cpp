@@ -129,7 +129,7 @@ std::string tensor_type_name(int32_t elem_type) {
       "int32",      "int64",          "string",     "bool",           "float16",   "double",
       "uint32",     "uint64",         "complex64",  "complex128",     "bfloat16",  "float8e4m3fn",
       "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4",        "int4",      "float4e2m1",
-      "float8e8m0"};
+      "float8e8m0",     "uint2",      "int2"};
   if (elem_type <= 0 || elem_type >= static_cast<int32_t>(std::size(kNames))) {
     return elem_type == 0 ? "" : fmt::format("tensor(type {})", elem_type);
   }
@@ -141,6 +141,7 @@ int64_t ir_version_of_type(int32_t elem_type) {
   if (elem_type == 21 || elem_type == 22) return 10;
   if (elem_type == 23) return 11;
   if (elem_type == 24) return 12;
+  if (elem_type == 25 || elem_type == 26) return 13;
   return 3;
 }
 

@@ -6,5 +6,7 @@
 namespace bnorm::eval {
 
 Tensors op_activation(const OpContext& ctx);
+Tensors op_swish(const OpContext& ctx);
+Tensors op_swiglu(const OpContext& ctx);
 
 }  // namespace bnorm::eval

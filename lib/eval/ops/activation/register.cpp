@@ -6,7 +6,7 @@
 namespace bnorm::eval {
 
 void add_activation_ops(OpRegistry& r) {
-  r.add("Celu", 12, 12, op_activation);
+  r.add("Celu", 12, 28, op_activation);  // 28: float16, bfloat16 and double too
   r.add("Clip", 1, 13, op_activation);
   r.add("Elu", 1, 22, op_activation);
   r.add("HardSigmoid", 1, 22, op_activation);
@@ -17,6 +17,8 @@ void add_activation_ops(OpRegistry& r) {
   r.add("Sigmoid", 1, 13, op_activation);
   r.add("Softplus", 1, 22, op_activation);
   r.add("Softsign", 1, 22, op_activation);
+  r.add("SwiGLU", 28, 28, op_swiglu);
+  r.add("Swish", 24, 24, op_swish);
   r.add("Tanh", 1, 13, op_activation);
   r.add("ThresholdedRelu", 1, 22, op_activation);
 }

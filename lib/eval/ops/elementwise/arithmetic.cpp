@@ -8,12 +8,13 @@
 // integer division by zero is an error).
 //
 // Cast/CastLike: every numeric type bnorm holds, to and from (strings,
-// complex, float8e8m0, int2 and uint2 refused as unsupported). Versions:
-// 19 added float8 types and `saturate` (default 1), 21 int4/uint4,
-// 23 float4e2m1; 24 and 25 added only types bnorm refuses. Floating
-// results round once to nearest even (bfloat16 too, as ONNX specifies);
-// float8 out of range values per the spec's tables (kernels/minifloat.h);
-// integer to integer wraps, float to integer truncates toward zero.
+// complex and float8e8m0 refused as unsupported). Versions: 19 added float8
+// types and `saturate` (default 1), 21 int4/uint4, 23 float4e2m1, 24
+// float8e8m0 (refused), 25 int2/uint2. Floating results round once to
+// nearest even (bfloat16 too, as ONNX specifies); float8 out of range
+// values per the spec's tables (kernels/minifloat.h); integer to integer
+// wraps, float to integer truncates toward zero; to the 4-bit and 2-bit
+// integer types both keep the low bits (below).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -144,11 +145,13 @@ Elem load_elem(const Tensor& t, int64_t i) {
     case DType::float8e5m2:
     case DType::float8e5m2fnuz:
     case DType::float4e2m1: return {minifloat_value(t.dtype, t.data<uint8_t>()[i])};
+    case DType::int2:
     case DType::int4:
     case DType::int8: return integral_elem(t.data<int8_t>()[i]);
     case DType::int16: return integral_elem(t.data<int16_t>()[i]);
     case DType::int32: return integral_elem(t.data<int32_t>()[i]);
     case DType::int64: return integral_elem(t.data<int64_t>()[i]);
+    case DType::uint2:
     case DType::uint4:
     case DType::uint8: return unsigned_elem(t.data<uint8_t>()[i]);
     case DType::uint16: return unsigned_elem(t.data<uint16_t>()[i]);
@@ -176,13 +179,16 @@ I to_integer(const Elem& e) {
   return e.integral ? static_cast<I>(e.bits) : float_to_integer<I>(e.v);
 }
 
-// int4 / uint4 keep the low 4 bits of the integer, from floats after
-// truncation toward zero: what ONNX's reference (ml_dtypes) gives for out of
-// range floats (-9.0 -> int4 7), which the spec leaves undefined.
-uint8_t to_nibble(const Elem& e, bool is_signed) {
+// int4 / uint4 keep the low 4 bits of the integer (`width` 4), int2 / uint2
+// the low 2 bits (`width` 2), from floats after truncation toward zero: what
+// ONNX's reference (ml_dtypes) gives for out of range floats (-9.0 -> int4
+// 7; ONNX's data for float -3.0 -> int2 is 1), which the spec leaves
+// undefined. Signed results are held sign-extended (model/tensor.h).
+uint8_t to_low_bits(const Elem& e, bool is_signed, int width) {
   const uint64_t bits = e.integral ? e.bits : static_cast<uint64_t>(float_to_integer<int64_t>(e.v));
-  uint8_t v = bits & 0x0Fu;
-  if (is_signed && (v & 0x08u)) v |= 0xF0u;
+  const auto mask = static_cast<uint8_t>((1u << width) - 1);
+  uint8_t v = bits & mask;
+  if (is_signed && (v & (1u << (width - 1)))) v |= static_cast<uint8_t>(~mask);
   return v;
 }
 
@@ -201,8 +207,10 @@ void store_elem(Tensor& t, int64_t i, const Elem& e, bool saturate) {
     case DType::float8e5m2:
     case DType::float8e5m2fnuz:
     case DType::float4e2m1: t.data<uint8_t>()[i] = minifloat_bits(t.dtype, d, saturate); break;
-    case DType::int4: t.data<uint8_t>()[i] = to_nibble(e, true); break;
-    case DType::uint4: t.data<uint8_t>()[i] = to_nibble(e, false); break;
+    case DType::int4: t.data<uint8_t>()[i] = to_low_bits(e, true, 4); break;
+    case DType::uint4: t.data<uint8_t>()[i] = to_low_bits(e, false, 4); break;
+    case DType::int2: t.data<uint8_t>()[i] = to_low_bits(e, true, 2); break;
+    case DType::uint2: t.data<uint8_t>()[i] = to_low_bits(e, false, 2); break;
     case DType::int8: t.data<int8_t>()[i] = to_integer<int8_t>(e); break;
     case DType::uint8: t.data<uint8_t>()[i] = to_integer<uint8_t>(e); break;
     case DType::int16: t.data<int16_t>()[i] = to_integer<int16_t>(e); break;
@@ -217,19 +225,20 @@ void store_elem(Tensor& t, int64_t i, const Elem& e, bool saturate) {
 }
 
 // The version of Cast/CastLike that added a type (19: float8, 21: int4 and
-// uint4, 23: float4e2m1); 0 for the older ones. A type used before it
-// existed makes the node invalid.
+// uint4, 23: float4e2m1, 25: int2 and uint2); 0 for the older ones. A type
+// used before it existed makes the node invalid.
 int version_adding(DType t) {
   if (is_float8(t)) return 19;
   if (t == DType::int4 || t == DType::uint4) return 21;
   if (t == DType::float4e2m1) return 23;
+  if (is_2bit(t)) return 25;
   return 0;
 }
 
 Tensor cast_to(const OpContext& ctx, const Tensor& x, DType t) {
   const auto code = static_cast<int32_t>(t);
   if (code < 1 || code > 26) fail(ErrorKind::input, "'to' is {}, not a TensorProto data type", code);
-  // Strings: bnorm holds none; complex, float8e8m0, int2, uint2: no Tensor form.
+  // Strings: bnorm holds none; complex, float8e8m0: no Tensor form.
   if (dtype_size(t) == 0) fail(ErrorKind::unsupported, "Cast to {} is not supported", dtype_name(t));
   for (DType used : {x.dtype, t}) {
     if (ctx.version < version_adding(used)) {

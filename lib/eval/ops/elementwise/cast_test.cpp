@@ -136,13 +136,28 @@ TEST_CASE("Cast to int4 and uint4 keeps the low four bits", "[eval][cast]") {
   CHECK(run_cast(21, i4, DType::uint4).to_f64() == std::vector<double>{8, 15, 7});
 }
 
+TEST_CASE("Cast to int2 and uint2 (25) keeps the low two bits, as ONNX's data", "[eval][cast]") {
+  // ONNX's test_cast_FLOAT_to_INT2: -3 -> 1, 2 -> -2, 3 -> -1; floats truncate first (2.7 -> 2, -2.7 -> -2).
+  const Tensor x = floats({-3, -2, -1, 0, 1, 2, 3, 2.7, -2.7});
+  CHECK(run_cast(25, x, DType::int2).to_f64() == std::vector<double>{1, -2, -1, 0, 1, -2, -1, -2, -2});
+  CHECK(run_cast(25, x, DType::uint2).to_f64() == std::vector<double>{1, 2, 3, 0, 1, 2, 3, 2, 2});
+  CHECK(run_cast_like(25, x, DType::int2).dtype == DType::int2);
+  const Tensor i2 = Tensor::from_f64(DType::int2, {4}, {-2, -1, 0, 1});
+  CHECK(run_cast(25, i2, DType::int8).to_f64() == std::vector<double>{-2, -1, 0, 1});
+  CHECK(run_cast(25, i2, DType::float32).to_f64() == std::vector<double>{-2, -1, 0, 1});
+  CHECK(run_cast(25, i2, DType::uint2).to_f64() == std::vector<double>{2, 3, 0, 1});
+  CHECK(run_cast(28, Tensor::from_f64(DType::uint8, {2}, {7, 250}), DType::uint2).to_f64() == std::vector<double>{3, 2});
+}
+
 TEST_CASE("Cast refuses types before the version that added them, and types bnorm cannot hold", "[eval][cast]") {
   const Tensor x = floats({1.0});
   REQUIRE_THROWS_AS(run_cast(13, x, DType::float8e4m3fn), bnorm::Error);
   REQUIRE_THROWS_AS(run_cast(19, x, DType::int4), bnorm::Error);
   REQUIRE_THROWS_AS(run_cast(21, x, DType::float4e2m1), bnorm::Error);
   REQUIRE_THROWS_AS(run_cast_like(15, x, DType::float8e5m2), bnorm::Error);
-  for (int64_t to : {8, 14, 24, 25, 26}) {  // string, complex64, float8e8m0, uint2, int2
+  REQUIRE_THROWS_AS(run_cast(24, x, DType::int2), bnorm::Error);  // int2 and uint2 are Cast-25's
+  REQUIRE_THROWS_AS(run_cast_like(24, x, DType::uint2), bnorm::Error);
+  for (int64_t to : {8, 14, 24}) {  // string, complex64, float8e8m0
     try {
       run_cast(23, x, static_cast<DType>(to));
       FAIL("Cast to " << to << " was not refused");

@@ -15,6 +15,7 @@ Tensors op_asin(const OpContext& ctx);
 Tensors op_asinh(const OpContext& ctx);
 Tensors op_atan(const OpContext& ctx);
 Tensors op_atanh(const OpContext& ctx);
+Tensors op_bit_cast(const OpContext& ctx);
 Tensors op_bit_shift(const OpContext& ctx);
 Tensors op_bitwise_and(const OpContext& ctx);
 Tensors op_bitwise_not(const OpContext& ctx);

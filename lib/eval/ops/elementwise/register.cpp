@@ -16,6 +16,7 @@ void add_elementwise_ops(OpRegistry& r) {
   r.add("Asinh", 9, 22, op_asinh);
   r.add("Atan", 7, 22, op_atan);
   r.add("Atanh", 9, 22, op_atanh);
+  r.add("BitCast", 26, 26, op_bit_cast);
   r.add("BitShift", 11, 11, op_bit_shift);
   r.add("BitwiseAnd", 18, 18, op_bitwise_and);
   r.add("BitwiseNot", 18, 18, op_bitwise_not);

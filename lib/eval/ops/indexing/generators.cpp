@@ -1,4 +1,5 @@
-// Ops that generate values from positions: OneHot, Range, CumSum, EyeLike.
+// Ops that generate values from positions: OneHot, Range, CumSum, CumProd,
+// EyeLike.
 //
 // Contract per op (versions in parentheses):
 //   OneHot (9, 11)  out has indices' shape with a dim of size `depth`
@@ -8,20 +9,29 @@
 //       floating type are truncated to int64. At 9 an index outside
 //       [0, depth) gives all off; from 11 a negative index in [-depth, -1]
 //       counts from the end.
-//   Range (11)  n = max(ceil((limit - start) / delta), 0) elements
-//       start + i * delta, of one of float, double, int16, int32, int64
-//       (the other types are Range-27's). delta = 0 is Error(input).
+//   Range (11, 27)  n = max(ceil((limit - start) / delta), 0) elements
+//       start + i * delta, of one of float, double, int16, int32, int64;
+//       float16 and bfloat16 too from 27, whose `stash_type` (default 1,
+//       float) names the type they compute in. delta = 0 is Error(input).
 //   CumSum (11, 14)  running sums along the axis given by a 0-D int32 or
 //       int64 input; exclusive = 1 leaves each element out of its own sum,
 //       reverse = 1 sums from the end. float16 and bfloat16 from 14.
+//   CumProd (26)  CumSum's contract with products (exclusive: 1 where the
+//       running product is empty), for uint32, uint64, int32, int64,
+//       float16, float, double and bfloat16.
 //   EyeLike (9, 22)  a matrix of x's rank-2 shape, ones at [i, i + k], in
 //       the type `dtype` (default: x's). bfloat16 from 22.
-// Decisions: floating Range elements and sums are computed in double and
-// rounded once per element (the reference rounds after every CumSum step in
-// the input type); integers are exact (Range) or wrap modulo 2^bits on
-// overflow (CumSum, as numpy). Range's element count is computed in double
-// for floating types (numpy's arange, which ONNX's reference calls, does
-// too), exactly for integers. A negative OneHot depth is
+// Decisions: floating Range elements, sums and products are computed in
+// double and rounded once per element (the reference rounds after every
+// CumSum step in the input type); integers are exact (Range) or wrap modulo
+// 2^bits on overflow (CumSum, CumProd, as numpy). Range-27's float16 and
+// bfloat16 elements with stash_type 1 are thus start + i * delta rounded
+// once from double: float's own evaluation, when exact, gives the same
+// value, and no element is rounded twice; any other stash_type for them is
+// Error(unsupported) (the text defines only 1), and stash_type is not read
+// for the other types ("has no effect"). Range's element count is computed
+// in double for floating types (numpy's arange, which ONNX's reference
+// calls, does too), exactly for integers. A negative OneHot depth is
 // Error(input); depth 0 gives an empty dim.
 #include <cmath>
 #include <cstring>
@@ -121,8 +131,16 @@ Tensors op_range(const OpContext& ctx) {
   const Tensor& l = ctx.required(1, "limit");
   const Tensor& d = ctx.required(2, "delta");
   const DType t = s.dtype;
-  if (t != DType::float32 && t != DType::float64 && t != DType::int16 && t != DType::int32 && t != DType::int64) {
-    fail(ErrorKind::input, "Range-11 does not take {} inputs", dtype_name(t));
+  const bool half = t == DType::float16 || t == DType::bfloat16;
+  const bool typed = t == DType::float32 || t == DType::float64 || t == DType::int16 || t == DType::int32 ||
+                     t == DType::int64 || (half && ctx.version >= 27);
+  if (!typed) fail(ErrorKind::input, "Range-{} does not take {} inputs", ctx.version, dtype_name(t));
+  if (half) {
+    const int64_t stash = attr_int(*ctx.node, "stash_type", 1);
+    if (stash != 1) {
+      fail(ErrorKind::unsupported, "stash_type {} is not supported for {} inputs (only 1, float)", stash,
+           dtype_name(t));
+    }
   }
   if (l.dtype != t || d.dtype != t) fail(ErrorKind::input, "start, limit and delta must have one type");
   if (s.numel() != 1 || l.numel() != 1 || d.numel() != 1) fail(ErrorKind::input, "start, limit and delta must be scalars");
@@ -144,18 +162,22 @@ Tensors op_range(const OpContext& ctx) {
 
 namespace {
 
+// Running sums (multiply = false) or products along the axis.
 template <typename T, typename S>
-void cumulate(const S* x, S* y, int64_t outer, int64_t n, int64_t inner, bool exclusive, bool reverse) {
-  auto add = [](T a, T b) {
+void cumulate(const S* x, S* y, int64_t outer, int64_t n, int64_t inner, bool exclusive, bool reverse,
+              bool multiply = false) {
+  auto add = [multiply](T a, T b) {
     if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+      // Modulo 2^64, then to T: the wrap of T's own arithmetic.
+      const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+      return static_cast<T>(multiply ? ua * ub : ua + ub);
     } else {
-      return a + b;
+      return multiply ? a * b : a + b;
     }
   };
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t in = 0; in < inner; ++in) {
-      T sum = 0;
+      T sum = multiply ? 1 : 0;
       for (int64_t step = 0; step < n; ++step) {
         const int64_t i = reverse ? n - 1 - step : step;
         const int64_t at = (o * n + i) * inner + in;
@@ -168,16 +190,15 @@ void cumulate(const S* x, S* y, int64_t outer, int64_t n, int64_t inner, bool ex
   }
 }
 
-}  // namespace
-
-Tensors op_cum_sum(const OpContext& ctx) {
+// CumSum (multiply = false) or CumProd.
+Tensors cumulative(const OpContext& ctx, bool multiply) {
   const Tensor& x = ctx.required(0, "x");
   const Tensor& axis_t = ctx.required(1, "axis");
   const DType t = x.dtype;
   const bool typed = t == DType::uint32 || t == DType::uint64 || t == DType::int32 || t == DType::int64 ||
                      t == DType::float32 || t == DType::float64 ||
-                     (ctx.version >= 14 && (t == DType::float16 || t == DType::bfloat16));
-  if (!typed) fail(ErrorKind::input, "CumSum-{} does not take {} input", ctx.version, dtype_name(t));
+                     ((multiply || ctx.version >= 14) && (t == DType::float16 || t == DType::bfloat16));
+  if (!typed) fail(ErrorKind::input, "{}-{} does not take {} input", ctx.node->op_type(), ctx.version, dtype_name(t));
   const std::vector<int64_t> axis_v = read_ints(axis_t, "axis");
   if (axis_v.size() != 1 || axis_t.dims.size() > 1) fail(ErrorKind::input, "axis must be a 0-D tensor");
   const int64_t axis = normalize_axis(axis_v[0], static_cast<int64_t>(x.dims.size()));
@@ -187,16 +208,24 @@ Tensors op_cum_sum(const OpContext& ctx) {
   if (is_floating(t)) {
     const std::vector<double> v = load_values<double>(x);
     std::vector<double> sums(v.size());
-    cumulate<double>(v.data(), sums.data(), outer, n, inner, exclusive, reverse);
+    cumulate<double>(v.data(), sums.data(), outer, n, inner, exclusive, reverse, multiply);
     store_values(y, sums.data());
   } else {
     with_numeric_type(t, "x", [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (std::is_integral_v<T>) cumulate<T>(x.data<T>(), y.data<T>(), outer, n, inner, exclusive, reverse);
+      if constexpr (std::is_integral_v<T>) {
+        cumulate<T>(x.data<T>(), y.data<T>(), outer, n, inner, exclusive, reverse, multiply);
+      }
     });
   }
   return one_tensor(std::move(y));
 }
+
+}  // namespace
+
+Tensors op_cum_sum(const OpContext& ctx) { return cumulative(ctx, false); }
+
+Tensors op_cum_prod(const OpContext& ctx) { return cumulative(ctx, true); }
 
 Tensors op_eye_like(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "input");

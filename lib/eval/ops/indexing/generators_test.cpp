@@ -184,3 +184,46 @@ TEST_CASE("NonMaxSuppression selects by score, suppresses IoU above the threshol
   REQUIRE_THROWS_AS(run_node1(11, "NonMaxSuppression", {boxes, scores, max3}, int_attrs({{"center_point_box", 2}})),
                     bnorm::Error);
 }
+
+TEST_CASE("Range-27 takes float16 and bfloat16, rounding start + i * delta once, stash_type 1 only",
+          "[eval][indexing]") {
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    const Tensor r = run_node1(27, "Range", {tensor_of(t, {}, {1}), tensor_of(t, {}, {5}), tensor_of(t, {}, {2})});
+    CHECK(r.dtype == t);
+    CHECK(r.to_f64() == V{1, 3});
+  }
+  // float16 holds every second integer from 2048: 2049 rounds to even 2048, 2051 to 2052, 2053 to 2052 (as
+  // numpy's arange in float32, then astype(float16)); summing in float16 would stay at 2048.
+  const auto h = [](double v) { return tensor_of(DType::float16, {}, {v}); };
+  CHECK(run_node1(28, "Range", {h(2048), h(2056), h(1)}).to_f64() == V{2048, 2048, 2050, 2052, 2052, 2052, 2054, 2056});
+  REQUIRE_THROWS_AS(run_node1(27, "Range", {h(1), h(5), h(1)}, int_attrs({{"stash_type", 10}})), bnorm::Error);
+  // stash_type has no effect on the other types; float16 is Range-27's, not Range-11's.
+  CHECK(run_node1(27, "Range", {i64({}, {1}), i64({}, {4}), i64({}, {1})}, int_attrs({{"stash_type", 7}})).to_f64() ==
+        V{1, 2, 3});
+  REQUIRE_THROWS_AS(run_node1(26, "Range", {h(1), h(5), h(1)}), bnorm::Error);
+}
+
+TEST_CASE("CumProd-26 multiplies along the axis input, exclusive and reverse, integers wrapping", "[eval][indexing]") {
+  // The Changelog's example, [1, 2, 3].
+  const Tensor x = f32({3}, {1, 2, 3});
+  const Tensor ax = i64({}, {0});
+  CHECK(run_node1(26, "CumProd", {x, ax}).to_f64() == V{1, 2, 6});
+  CHECK(run_node1(26, "CumProd", {x, ax}, int_attrs({{"exclusive", 1}})).to_f64() == V{1, 1, 2});
+  CHECK(run_node1(26, "CumProd", {x, ax}, int_attrs({{"reverse", 1}})).to_f64() == V{6, 6, 3});
+  CHECK(run_node1(26, "CumProd", {x, ax}, int_attrs({{"reverse", 1}, {"exclusive", 1}})).to_f64() == V{6, 3, 1});
+  const Tensor m = iota({2, 3}, DType::float64);  // 1 2 3 / 4 5 6
+  CHECK(run_node1(26, "CumProd", {m, tensor_of(DType::int32, {}, {0})}).to_f64() == V{1, 2, 3, 4, 10, 18});
+  CHECK(run_node1(26, "CumProd", {m, i64({}, {-1})}).to_f64() == V{1, 2, 6, 4, 20, 120});
+  // Integers: exact, and wrapping modulo 2^bits (2^16 * 2^16 = 2^32 is 0 in int32 and uint32).
+  CHECK(run_node1(26, "CumProd", {tensor_of(DType::int32, {3}, {-3, 2, 4}), ax}).to_f64() == V{-3, -6, -24});
+  CHECK(run_node1(26, "CumProd", {tensor_of(DType::int32, {2}, {65536, 65536}), ax}).to_f64() == V{65536, 0});
+  CHECK(run_node1(26, "CumProd", {tensor_of(DType::uint32, {2}, {65536, 65537}), ax}).to_f64() == V{65536, 65536});
+  const Tensor big = run_node1(26, "CumProd", {i64({2}, {4294967296.0, 4294967297.0}), ax});
+  CHECK(big.data<int64_t>()[1] == 4294967296);  // 2^32 (2^32 + 1) mod 2^64
+  const Tensor hb = run_node1(26, "CumProd", {tensor_of(DType::bfloat16, {3}, {1.5, 1.5, 1.5}), ax});
+  CHECK(hb.dtype == DType::bfloat16);
+  CHECK(hb.to_f64() == V{1.5, 2.25, 3.375});
+  REQUIRE_THROWS_AS(run_node1(26, "CumProd", {tensor_of(DType::int8, {2}, {1, 2}), ax}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(26, "CumProd", {x, i64({2}, {0, 0})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(25, "CumProd", {x, ax}), bnorm::Error);
+}

@@ -2,12 +2,12 @@
 // compared exactly (floating types as double, integers as int64 or uint64).
 //
 // Contract per op (versions in parentheses):
-//   TopK (1, 10, 11)  the k largest (or, 11+ with largest = 0, smallest)
-//       elements along `axis` (default -1), values and int64 indices, of
-//       shape x.dims with dims[axis] = k. k is an attribute at 1, input K
-//       (one int64) from 10; 0 <= k <= dims[axis]. float16/float/double at
-//       1 and 10, every numeric type but bfloat16 at 11. Equal values: the
-//       lower index first.
+//   TopK (1, 10, 11, 24)  the k largest (or, 11+ with largest = 0,
+//       smallest) elements along `axis` (default -1), values and int64
+//       indices, of shape x.dims with dims[axis] = k. k is an attribute at 1,
+//       input K (one int64) from 10; 0 <= k <= dims[axis]. float16/float/
+//       double at 1 and 10, every numeric type but bfloat16 at 11, bfloat16
+//       too at 24 (its only change). Equal values: the lower index first.
 //   ArgMax, ArgMin (1, 11, 12, 13)  the index of the first (12+ with
 //       select_last_index: the last) extreme along `axis` (default 0), int64,
 //       keepdims (default 1) keeping the axis as 1. bfloat16 from 13. An
@@ -91,7 +91,7 @@ int64_t read_k(const OpContext& ctx) {
 
 Tensors op_top_k(const OpContext& ctx) {
   const Tensor& x = ctx.required(0, "X");
-  const bool typed = ctx.version >= 11 ? is_numeric_type(x.dtype) && x.dtype != DType::bfloat16
+  const bool typed = ctx.version >= 11 ? is_numeric_type(x.dtype) && (x.dtype != DType::bfloat16 || ctx.version >= 24)
                                        : x.dtype == DType::float16 || x.dtype == DType::float32 || x.dtype == DType::float64;
   if (!typed) fail(ErrorKind::input, "TopK-{} does not take {} input", ctx.version, dtype_name(x.dtype));
   reject_from(ctx, "largest", 11, 1);

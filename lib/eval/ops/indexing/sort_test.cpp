@@ -144,3 +144,15 @@ TEST_CASE("Unique gives the values, first indices, inverse map and counts, sorte
   REQUIRE_THROWS_AS(run_node(11, "Unique", {x}, 1, int_attrs({{"sorted", 2}})), bnorm::Error);
   REQUIRE_THROWS_AS(run_node(11, "Unique", {x}, 1, int_attrs({{"axis", 1}})), bnorm::Error);
 }
+
+TEST_CASE("TopK-24 also takes bfloat16, TopK-11 does not", "[eval][indexing]") {
+  const Tensor x = tensor_of(DType::bfloat16, {5}, {3, 1, 4, 1, 5});
+  const auto top = run_node(24, "TopK", {x, i64({1}, {2})}, 2);
+  CHECK(top[0].dtype == DType::bfloat16);
+  CHECK(top[0].to_f64() == V{5, 4});
+  CHECK(as_ints(top[1]) == std::vector<int64_t>{4, 2});
+  const auto low = run_node(28, "TopK", {x, i64({1}, {3})}, 2, int_attrs({{"largest", 0}}));
+  CHECK(low[0].to_f64() == V{1, 1, 3});
+  CHECK(as_ints(low[1]) == std::vector<int64_t>{1, 3, 0});  // ties: the lower index first
+  REQUIRE_THROWS_AS(run_node(23, "TopK", {x, i64({1}, {2})}, 2), bnorm::Error);
+}

@@ -1,6 +1,6 @@
 // Linear quantization: QuantizeLinear and DequantizeLinear (versions 10, 13,
-// 19, 21, 23, 24, 25; 24 and 25 only add types bnorm refuses at load:
-// float8e8m0, int2, uint2) and DynamicQuantizeLinear-11. The integer ops
+// 19, 21, 23, 24, 25; 24 only adds float8e8m0, which bnorm refuses at load,
+// 25 int2 and uint2) and DynamicQuantizeLinear-11. The integer ops
 // (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv) are in
 // integer.cpp.
 //
@@ -13,7 +13,8 @@
 // 19 float16/bfloat16 x and scales, float8 outputs, `saturate`;
 // 21 blocked quantization (`block_size`), `output_dtype` (Q), int16/uint16/
 // int4/uint4; 23 float4e2m1, `precision` (Q), `output_dtype` (DQ), and the
-// scale of Q may differ in type from x.
+// scale of Q may differ in type from x; 25 int2/uint2 (saturating to
+// [-2, 1] and [0, 3]).
 //
 // Arithmetic, as ONNX's reference: Q divides in the precision type (the
 // scale's type or `precision`): float for float; float16/bfloat16 round x
@@ -41,7 +42,7 @@ namespace {
 
 bool integer_quant_type(DType t) {
   return t == DType::int8 || t == DType::uint8 || t == DType::int16 || t == DType::uint16 || t == DType::int4 ||
-         t == DType::uint4;
+         t == DType::uint4 || t == DType::int2 || t == DType::uint2;
 }
 
 // The quantized types (Q's y, DQ's x) version `v` allows; DQ adds int32.
@@ -50,6 +51,7 @@ bool quant_type_allowed(DType t, int v) {
   if (is_float8(t)) return v >= 19;
   if (t == DType::int16 || t == DType::uint16 || t == DType::int4 || t == DType::uint4) return v >= 21;
   if (t == DType::float4e2m1) return v >= 23;
+  if (t == DType::int2 || t == DType::uint2) return v >= 25;
   return false;
 }
 
@@ -188,6 +190,8 @@ void quantize_values(const std::vector<double>& q, const std::vector<double>& zp
     case DType::int16: lo = -32768; hi = 32767; break;
     case DType::uint16: hi = 65535; break;
     case DType::int4: lo = -8; hi = 7; break;
+    case DType::int2: lo = -2; hi = 1; break;
+    case DType::uint2: hi = 3; break;
     default: hi = 15; break;  // uint4
   }
   std::vector<double> v(q.size());

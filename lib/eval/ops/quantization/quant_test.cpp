@@ -109,6 +109,25 @@ TEST_CASE("DequantizeLinear computes (x - zero point) * scale per tensor, axis a
   REQUIRE_THROWS_AS(run_node1(13, "DequantizeLinear", {x, t(DType::float16, {}, {1})}), bnorm::Error);
 }
 
+TEST_CASE("QuantizeLinear and DequantizeLinear take int2 and uint2 from 25, saturating to their ranges",
+          "[eval][quant]") {
+  const Tensor x = f32({6}, {-3, -1, 0, 0.4, 2, 7});
+  // round half to even, + zero point, saturate: int2 [-2, 1], uint2 [0, 3].
+  const Tensor i2 = run_node1(25, "QuantizeLinear", {x, f32({}, {1}), t(DType::int2, {}, {0})});
+  CHECK(i2.dtype == DType::int2);
+  CHECK(i2.to_f64() == V{-2, -1, 0, 0, 1, 1});
+  const Tensor u2 = run_node1(25, "QuantizeLinear", {x, f32({}, {1}), t(DType::uint2, {}, {1})});
+  CHECK(u2.dtype == DType::uint2);
+  CHECK(u2.to_f64() == V{0, 0, 1, 1, 3, 3});
+  // (x - zero point) * scale.
+  CHECK(run_node1(25, "DequantizeLinear", {t(DType::int2, {4}, {-2, -1, 0, 1}), f32({}, {0.5}), t(DType::int2, {}, {-1})})
+            .to_f64() == V{-0.5, 0, 0.5, 1});
+  CHECK(run_node1(28, "DequantizeLinear", {t(DType::uint2, {4}, {0, 1, 2, 3}), f32({}, {2}), t(DType::uint2, {}, {1})})
+            .to_f64() == V{-2, 0, 2, 4});
+  REQUIRE_THROWS_AS(run_node1(24, "QuantizeLinear", {x, f32({}, {1}), t(DType::int2, {}, {0})}), bnorm::Error);
+  REQUIRE_THROWS_AS(run_node1(24, "DequantizeLinear", {t(DType::uint2, {1}, {1}), f32({}, {1})}), bnorm::Error);
+}
+
 TEST_CASE("DynamicQuantizeLinear maps [min(0, x), max(0, x)] onto uint8", "[eval][quant]") {
   const auto r = run_node(11, "DynamicQuantizeLinear", {f32({4}, {-1, 0, 2, 4})}, 3);
   const float scale = 5.0f / 255.0f;
