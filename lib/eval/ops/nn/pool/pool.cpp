@@ -205,7 +205,7 @@ void max_pool_rows(const T* x, int64_t planes, const PoolGeometry& g, T* y) {
       const int64_t y0 = oy * g.stride[1] - g.pad[1];
       const int64_t y1 = std::min(y0 + (g.kernel[1] - 1) * g.dil[1], in_h + g.pad_end[1] - 1);
       for (int64_t ox = 0; ox < a; ++ox) yr[ox] = one(xp, y0, y1, ox);
-      bool started = false;
+      bool started = false, by_kernel = false;
       if constexpr (std::is_same_v<T, float>) {
         // The in-bounds window rows, each from its first read of output a.
         const float* rows[kMaxWindowRows];
@@ -217,10 +217,10 @@ void max_pool_rows(const T* x, int64_t planes, const PoolGeometry& g, T* y) {
         if (fits && b > a && nrows > 0) {
           kernels::max_pool_stretch(rows, nrows, static_cast<size_t>(kw), static_cast<size_t>(dx),
                                     static_cast<size_t>(sx), static_cast<size_t>(b - a), yr + a);
-          started = true;
+          started = by_kernel = true;
         }
       }
-      for (int64_t iy = y0; iy <= y1 && b > a && !started; iy += g.dil[1]) {
+      for (int64_t iy = y0; iy <= y1 && b > a && !by_kernel; iy += g.dil[1]) {
         if (iy < 0 || iy >= in_h) continue;
         const T* row = xp + iy * in_w - px;
         for (int64_t kx = 0; kx < kw; ++kx) {

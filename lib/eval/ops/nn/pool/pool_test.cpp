@@ -160,6 +160,14 @@ TEST_CASE("MaxPool 2-D matches the definition over strides dilations pads ceil_m
               REQUIRE(fast.bytes.size() == want.size() * sizeof(float));
               REQUIRE(std::memcmp(fast.bytes.data(), want.data(), fast.bytes.size()) == 0);
               REQUIRE(general.bytes == fast.bytes);
+              // Double data (the row loops without the float kernel): the same picks.
+              const Tensor xd = Tensor::from_f64(DType::float64, x.dims, x.to_f64());
+              const std::vector<double> got_d = run_node1(12, "MaxPool", {xd}, attrs).to_f64();
+              REQUIRE(got_d.size() == want.size());
+              for (size_t i = 0; i < want.size(); ++i) {
+                INFO("double, element " << i);
+                REQUIRE((std::isnan(want[i]) ? std::isnan(got_d[i]) : got_d[i] == static_cast<double>(want[i])));
+              }
               ++cases;
             }
   REQUIRE(cases > 100);
