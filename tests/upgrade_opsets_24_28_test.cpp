@@ -286,8 +286,8 @@ TEST_CASE("Attention-24 with nonpad_kv_seqlen, or 25 with a window, is refused b
   CHECK(ew.find("right_window_size") == std::string::npos);
 }
 
-TEST_CASE("CumProd, BitCast, TensorScatter, LinearAttention and CausalConvWithState are refused below their opset, "
-          "each with why", "[upgrade][opset28]") {
+TEST_CASE("CumProd, BitCast, LinearAttention and CausalConvWithState are refused below their opset, each with why",
+          "[upgrade][opset28]") {
   struct Case {
     const char* op;
     int64_t opset;
@@ -297,7 +297,6 @@ TEST_CASE("CumProd, BitCast, TensorScatter, LinearAttention and CausalConvWithSt
   const Case cases[] = {
       {"CumProd", 26, {"x", "axis"}, "no exact form"},
       {"BitCast", 26, {"x"}, "reinterprets bits"},
-      {"TensorScatter", 24, {"x", "x"}, "write_indices"},
       {"LinearAttention", 27, {"x", "x", "x"}, "recurrence"},
       {"CausalConvWithState", 27, {"x", "x"}, "recurrence"},
   };
@@ -495,4 +494,77 @@ TEST_CASE("a decoder step with a causal KV-cache Attention goes 23 -> 28 -> 21 a
   INFO(masked);
   CHECK(masked.find("'attn'") != std::string::npos);
   CHECK(masked.find("attn_mask is not written") != std::string::npos);
+}
+
+namespace {
+
+// A KV cache [2, 2, 6, 3] updated with [2, 2, 2, 3] at 24; write_indices: none, a constant, or an input.
+Model tensor_scatter(const std::vector<double>* at, bool as_input, const char* mode) {
+  Model m = net(24);
+  input(m, "past", DType::float32, {2, 2, 6, 3});
+  input(m, "update", DType::float32, {2, 2, 2, 3});
+  std::vector<std::string> in{"past", "update"};
+  if (as_input) {
+    input(m, "w", DType::int64, {2});
+    in.push_back("w");
+  } else if (at) {
+    Tensor w = Tensor::from_f64(DType::int64, {2}, *at);
+    w.name = "w";
+    *g(m).add_initializer() = to_proto(w);
+    in.push_back("w");
+  }
+  auto& n = node(m, "TensorScatter", in, {"present"}, "scatter");
+  if (mode) {
+    auto* a = n.add_attribute();
+    a->set_name("mode");
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(mode);
+  }
+  add_output(g(m), "present", DType::float32, {2, 2, 6, 3});
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("TensorScatter-24 writing at one known position is Slice, Concat below 24, the same bits; other forms are "
+          "refused with why", "[upgrade][opset28]") {
+  const std::vector<double> at0{0, 0}, at3{3, 3}, at4{4, 4}, mixed{1, 3}, beyond{5, 5};
+  struct Case {
+    const std::vector<double>* at;
+    const char* mode;
+    int slices;
+  };
+  for (const Case& c : {Case{nullptr, nullptr, 1}, Case{&at0, nullptr, 1}, Case{&at3, nullptr, 2}, Case{&at4, nullptr, 1},
+                        Case{&at3, "circular", 2}}) {
+    INFO("write at " << (c.at ? (*c.at)[0] : 0) << " mode " << (c.mode ? c.mode : "linear"));
+    const Model m = tensor_scatter(c.at, false, c.mode);
+    std::map<std::string, Tensor> in;
+    for (const char* name : {"past", "update"}) {
+      const std::vector<int64_t> dims{2, 2, std::string(name) == "past" ? 6 : 2, 3};
+      int64_t count = 1;
+      for (int64_t d : dims) count *= d;
+      std::vector<double> v;
+      for (int64_t i = 0; i < count; ++i) v.push_back((std::string(name) == "past" ? 1.0 : -1.0) * static_cast<double>(i + 1));
+      in[name] = Tensor::from_f64(DType::float32, dims, v);
+      in[name].name = name;
+    }
+    const Model low = converted(m, 23);
+    CHECK_FALSE(has_op(low, "TensorScatter"));
+    CHECK(count_op(low, "Slice") == c.slices);
+    // The update lands where ONNX's pseudocode puts it: present[b, h, w + s, :] = update[b, h, s, :].
+    const auto y = evaluated(low, in).at("present").to_f64();
+    const auto w = static_cast<int64_t>(c.at ? (*c.at)[0] : 0);
+    CHECK(y[static_cast<size_t>(w * 3)] == -1.0);                   // update[0, 0, 0, 0]
+    CHECK(y[static_cast<size_t>((w + 1) * 3 + 2)] == -6.0);         // update[0, 0, 1, 2]
+    if (w > 0) CHECK(y[0] == 1.0);                                  // past[0, 0, 0, 0] kept
+    down_and_back(m, {23, 17, 13}, in);
+  }
+  for (const auto& [m, why] : {std::pair{tensor_scatter(&mixed, false, nullptr), "differ between samples"},
+                               std::pair{tensor_scatter(nullptr, true, nullptr), "not a constant"},
+                               std::pair{tensor_scatter(&beyond, false, nullptr), "outside the cache"}}) {
+    const std::string e = upgrade_error_of(m, 23);
+    INFO(e);
+    CHECK(e.find("'scatter'") != std::string::npos);
+    CHECK(e.find(why) != std::string::npos);
+  }
 }

@@ -44,7 +44,7 @@ const LowerRow kLowerings[] = {
     {"Swish", 24, 0, steps::lower_swish_24},
     {"SwiGLU", 28, 0, steps::lower_swiglu_28, 2},
     // No exact or simple form below their opset: refused with why (transforms/upgrade/lower/refused_24.cpp).
-    {"TensorScatter", 24, 0, steps::lower_refused_24, 2},
+    {"TensorScatter", 24, 0, steps::lower_tensorscatter_24, 2},
     {"CumProd", 26, 0, steps::lower_refused_24, 2},
     {"BitCast", 26, 0, steps::lower_refused_24},
     {"LinearAttention", 27, 0, steps::lower_refused_24, 3},

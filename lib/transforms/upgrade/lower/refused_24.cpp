@@ -8,8 +8,6 @@
 //                           integer product comes back off by units) and needs Log of zeros and
 //                           negatives; no other op of opsets <= 25 accumulates a product
 //   BitCast-26              no op before 26 reinterprets bits: Cast converts values
-//   TensorScatter-24        a per-batch write position (write_indices) and circular mode would
-//                           need ScatterND with computed indices: not written
 //   LinearAttention-27,     a recurrence over the sequence (chunked state updates); written as
 //   CausalConvWithState-27  older ops it would need a Loop: not written
 //
@@ -27,10 +25,6 @@ void lower_refused_24(NormSite& s, int64_t) {
               "units) and Log has no value at zero or below; no op before 26 accumulates a product");
   }
   if (op == "BitCast") refuse(s, "no op before opset 26 reinterprets bits (Cast converts values)");
-  if (op == "TensorScatter") {
-    refuse(s, "its per-batch write positions (write_indices) and circular mode would need ScatterND with computed "
-              "indices, which bnorm does not write");
-  }
   refuse(s, fmt::format("{} is a recurrence over the sequence that older ops could only write with a Loop, which "
                         "bnorm does not write", op));
 }
