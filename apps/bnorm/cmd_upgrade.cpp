@@ -148,10 +148,10 @@ int upgrade_one(const UpgradeCliOptions& opt, const ModelJob& job, nlohmann::jso
 
 Runner add_upgrade(CLI::App& app) {
   auto opt = std::make_shared<UpgradeCliOptions>();
-  CLI::App* sub = app.add_subcommand("upgrade", "Convert a whole model to another opset (1 to 23), BatchNormalization "
+  CLI::App* sub = app.add_subcommand("upgrade", "Convert a whole model to another opset (1 to 28), BatchNormalization "
                                                 "and InstanceNormalization exactly");
   add_output_options(sub, opt->files);
-  sub->add_option("--to", opt->to_text, "Target opset, 1 to 23 (default 15), lower or higher than the model's");
+  sub->add_option("--to", opt->to_text, "Target opset, 1 to 28 (default 15), lower or higher than the model's");
   sub->add_flag("--inference", opt->inference,
                 "The model is an inference model: training BatchNormalization nodes become inference nodes");
   sub->add_flag("--no-casts", opt->no_casts,

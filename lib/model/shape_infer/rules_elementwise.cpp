@@ -178,6 +178,9 @@ void add_elementwise_rules(RuleTable& t) {
         "Affine", "ImageScaler", "ParametricSoftplus", "Scale", "ScaledTanh"}) {
     t[op] = same_as_input;
   }
+  // Ops of opsets 24..28 whose output 0 is input 0's shape and type (upgrade's lowering reads a Swish's input
+  // type when a SwiGLU makes it): CumProd's y, SwiGLU's Y (A and B have one shape), TensorScatter's present_cache.
+  for (const char* op : {"CumProd", "SwiGLU", "TensorScatter"}) t[op] = same_as_input;
   // Crop (experimental, 1..9): X [N, C, H, W], border (left, top, right, bottom), scale (height, width):
   // [N, C, height, width] with scale, else [N, C, H - top - bottom, W - left - right].
   t["Crop"] = [](NodeCtx& c) {

@@ -78,7 +78,9 @@ int64_t required_ir_version(int64_t opset) {
   if (opset <= 18) return 8;
   if (opset <= 20) return 9;
   if (opset <= 22) return 10;
-  return 11;
+  if (opset == 23) return 11;
+  if (opset == 24) return 12;
+  return 13;  // 25..28: ONNX 1.20 to 1.22 are IR 13 (Versioning.md); IR 14 is not published
 }
 
 }  // namespace bnorm

@@ -12,7 +12,8 @@
 namespace bnorm {
 
 // The IR version a model at `opset` needs (ONNX's table: opsets 1-8 -> 3,
-// 9 -> 4, 10 -> 5, 11 -> 6, 12-14 -> 7, 15-18 -> 8, 19-20 -> 9, 21-22 -> 10, 23 -> 11).
+// 9 -> 4, 10 -> 5, 11 -> 6, 12-14 -> 7, 15-18 -> 8, 19-20 -> 9, 21-22 -> 10, 23 -> 11, 24 -> 12,
+// 25..28 -> 13).
 int64_t required_ir_version(int64_t opset);
 
 // The element types declared in `m` (graph inputs/outputs, value_info,

@@ -40,6 +40,15 @@ const LowerRow kLowerings[] = {
     {"GroupNormalization", 18, 0, steps::lower_groupnorm_18, 3},
     {"MeanVarianceNormalization", 9, 0, steps::lower_mvn_9},
     {"ConstantOfShape", 9, 0, steps::lower_constantofshape_9},
+    {"Attention", 23, 0, steps::lower_attention_23, 3},
+    {"Swish", 24, 0, steps::lower_swish_24},
+    {"SwiGLU", 28, 0, steps::lower_swiglu_28, 2},
+    // No exact or simple form below their opset: refused with why (transforms/upgrade/lower/refused_24.cpp).
+    {"TensorScatter", 24, 0, steps::lower_tensorscatter_24, 2},
+    {"CumProd", 26, 0, steps::lower_refused_24, 2},
+    {"BitCast", 26, 0, steps::lower_refused_24},
+    {"LinearAttention", 27, 0, steps::lower_refused_24, 3},
+    {"CausalConvWithState", 27, 0, steps::lower_refused_24, 2},
     // The experimental ops ONNX removed after opset 9 (transforms/upgrade/lower/experimental_9.cpp).
     {"Affine", 0, 9, steps::lower_experimental_9},
     {"Crop", 0, 9, steps::lower_experimental_9},

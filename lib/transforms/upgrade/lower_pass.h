@@ -4,7 +4,10 @@
 // like any other node, above 17 and below (docs/upgrade.md, "Lowering").
 // Going down: ops that do not exist yet (Gelu below 20, LayerNormalization
 // below 17, RMSNormalization below 23, GroupNormalization below 18,
-// MeanVarianceNormalization 9/13 below 9: their function bodies;
+// MeanVarianceNormalization 9/13 below 9, Swish below 24, SwiGLU below 28,
+// Attention below 23 (4-D, no mask): their function bodies; TensorScatter
+// below 24 at one known position: Slice and Concat; CumProd, BitCast,
+// LinearAttention and CausalConvWithState refused with why;
 // ConstantOfShape below 9: an initializer). Going up past 9: the
 // experimental ops ONNX removed (Affine, Crop, ImageScaler,
 // ParametricSoftplus, Scale, ScaledTanh).

@@ -16,7 +16,7 @@
 namespace bnorm {
 
 inline constexpr int64_t kUpgradeMinOpset = 1;
-inline constexpr int64_t kUpgradeMaxOpset = 23;
+inline constexpr int64_t kUpgradeMaxOpset = 28;
 inline constexpr int64_t kUpgradeDefaultOpset = 15;  // `bnorm upgrade` without --to
 // The newest opset ONNX 1.12's converter and checker know: above it bnorm converts and checks alone.
 inline constexpr int64_t kOnnxConverterMaxOpset = 17;

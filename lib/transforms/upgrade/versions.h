@@ -1,8 +1,8 @@
-// What every schema change of the default ONNX domain in opsets 1..23 is,
+// What every schema change of the default ONNX domain in opsets 1..28 is,
 // for bnorm upgrade: the one table (op, since-version) -> kind, written
 // from ONNX 1.23's Changelog.md. The versions themselves come from
 // model/op_versions.h; tests/upgrade_versions_test.cpp checks that every
-// version in 2..23 of every op has a row here, and that each `types` row
+// version in 2..28 of every op has a row here, and that each `types` row
 // changes nothing but element types in the schema table (schema.h).
 //
 //   types  only element types were added: a node crosses it unchanged, when
@@ -72,7 +72,7 @@ struct VersionChange {
 
 struct OpChanges {
   const char* op;
-  std::vector<VersionChange> changes;  // ascending, versions 2..23 of the op (its first version is no change)
+  std::vector<VersionChange> changes;  // ascending, versions 2..28 of the op (its first version is no change)
 };
 
 // The whole table, sorted by op.
@@ -102,7 +102,7 @@ extern const Step softmax_12_13, axis_11, split, compare_7, variadic_8, reshape_
     roialign_16, quantize_linear, dropout, cast_1_6, pad_2_11, clip_11, slice_10, topk_10, squeeze_11, resize_10,
     upsample, constant_9, loop_11, consumed_inputs_6, concat_4, reshape_14, scan_8_9, scatter_elements_11;
 extern const Step reduce_axes_18, split_18, pad_18, dft_20, gridsample_20, optional_has_element_18, groupnorm_21,
-    resize_18, resize_19;
+    resize_18, resize_19, attention_24;
 }  // namespace steps
 
 // Since-versions of `op` in 2..17 that only added types or attributes with

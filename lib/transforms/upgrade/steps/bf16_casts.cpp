@@ -50,7 +50,8 @@ namespace {
 //     LayerNormalization (17): have bfloat16 at every version a target
 //     >= 13 reaches, so never a site; listed with their family;
 //   Elu, Selu, HardSigmoid, HardSwish, Softplus, Softsign, ThresholdedRelu
-//     (22), LeakyRelu (16): the activation kernels, float for bfloat16;
+//     (22), LeakyRelu (16), Celu (28): the activation kernels, float for
+//     bfloat16;
 //   PRelu (16): slope * x in float;
 //   Round (22): exact whatever the precision (a bfloat16 value rounded to
 //     an integer is a bfloat16 value).
@@ -59,7 +60,7 @@ namespace {
 // round twice; ops that reduce, pool, convolve, draw random numbers or
 // take a `dtype` (Conv, pools, RNNs, Random*, EyeLike, ...): not elementwise.
 constexpr const char* kThroughFloat[] = {
-    "BatchNormalization", "Elu",  "GroupNormalization", "HardSigmoid", "HardSwish", "InstanceNormalization",
+    "BatchNormalization", "Celu", "Elu",  "GroupNormalization", "HardSigmoid", "HardSwish", "InstanceNormalization",
     "LRN", "LayerNormalization", "LeakyRelu", "LpNormalization", "MeanVarianceNormalization", "PRelu",
     "Round", "Selu", "Softplus", "Softsign", "ThresholdedRelu",
 };
