@@ -234,44 +234,89 @@ void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, co
     return;
   }
   const int64_t width = im2col_width(k, os), stretches = (os + width - 1) / width;
-  const bool parallel = stretches > 1 && static_cast<double>(mg * os) * static_cast<double>(k) >= kParallelWork;
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int64_t s = 0; s < stretches; ++s) {
-    T* own = col + omp_get_thread_num() * col_size;
+  // One stretch: its columns, rows [i0, i1) of the output's channels, the
+  // im2col chunks made in `own`.
+  auto stretch = [&](int64_t s, int64_t i0, int64_t i1, T* own) {
     const int64_t j0 = s * width, j1 = std::min(os, j0 + width);
     int64_t p0 = 0;
     do {  // once at least: a product of no rows is zeros
       const int64_t p1 = std::min(k, p0 + im2col_chunk(k));
       im2col(xg, cg, g, j0, j1, own, T(0), p0, p1);
-      gemm<T>(wg + p0, k, own, j1 - j0, yg + j0, os, mg, j1 - j0, p1 - p0, p0 > 0);
+      gemm<T>(wg + i0 * k + p0, k, own, j1 - j0, yg + i0 * os + j0, os, i1 - i0, j1 - j0, p1 - p0, p0 > 0);
       p0 = p1;
     } while (p0 < k);
-    finish(yg + j0, os, c0, mg, j1 - j0);
+    finish(yg + i0 * os + j0, os, c0 + i0, i1 - i0, j1 - j0);
+  };
+  // Threads take whole stretches when there are enough of them, else
+  // parts of the channels, each thread making its own im2col chunks: one
+  // parallel region for the whole product either way (a region per chunk
+  // costs a wake-up each with passive waits).
+  const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const bool big = static_cast<double>(mg * os) * static_cast<double>(k) >= kParallelWork && threads > 1;
+  if (big && stretches >= threads) {
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < stretches; ++s) stretch(s, 0, mg, col + omp_get_thread_num() * col_size);
+    return;
+  }
+  const int64_t parts = big ? std::min<int64_t>(threads, (mg + 23) / 24) : 1;
+#pragma omp parallel num_threads(static_cast<int>(parts)) if (parts > 1)
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads(), steps = (mg + 23) / 24;
+    const int64_t i0 = std::min(mg, steps * t / nt * 24), i1 = std::min(mg, steps * (t + 1) / nt * 24);
+    for (int64_t s = 0; s < stretches && i1 > i0; ++s) stretch(s, i0, i1, col + t * col_size);
+  }
+}
+
+// t [cols, rows] = the transpose of src [rows, cols] (rows lds apart).
+template <typename T>
+void transpose_rows(const T* src, int64_t rows, int64_t cols, int64_t lds, T* t, int64_t ldt) {
+  if constexpr (std::is_same_v<T, float>) {
+    const auto u = [](int64_t v) { return static_cast<size_t>(v); };
+    if (rows > 0 && cols > 0) kernels::transpose(src, u(rows), u(cols), u(lds), t, u(ldt));
+  } else {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) t[c * ldt + r] = src[r * lds + c];
   }
 }
 
 // One image by the product transposed, Y^T = im2col^T W^T, with the
 // weights packed once (kernels::gemm_packed): the output positions are
 // the product's rows, the channels its columns, so a 7 x 7 map's 49
-// positions no longer fill 64 lanes. Chunks of the im2col matrix (or of X
-// for `direct`) are transposed into `at`, the product is made in `yt`
-// [os, m] and transposed into Y. The same sums as conv_gemm_group.
+// positions no longer fill 64 lanes. Threads take parts of the positions
+// (one parallel region for the whole product), each making its columns of
+// the im2col matrix a chunk of rows at a time (or reading X for `direct`),
+// transposing them into its `at`, computing its rows of `yt` [os, m] and
+// transposing them into Y. The same sums as conv_gemm_group.
+// `scratch`: 2 * chunk * os elements.
 template <typename T>
 void conv_transposed(const T* x, const kernels::GemmPacked<T>& packed, T* y, int64_t cg, const Geometry& g,
-                     bool direct, int64_t chunk, T* col, T* at, T* yt, const Finish<T>& finish) {
+                     bool direct, int64_t chunk, T* scratch, T* yt, const Finish<T>& finish) {
   const auto u = [](int64_t v) { return static_cast<size_t>(v); };
   const int64_t k = cg * g.kernel_size(), os = g.out_size(), m = static_cast<int64_t>(packed.n);
-  int64_t p0 = 0;
-  do {  // once at least: a product of no rows is zeros
-    const int64_t p1 = std::min(k, p0 + chunk);
-    const T* rows = direct ? x + p0 * os : col;
-    if (!direct) im2col(x, cg, g, 0, os, col, T(0), p0, p1);
-    transpose_into(rows, p1 - p0, os, at);
-    kernels::gemm_packed(at, u(p1 - p0), packed, u(p0), yt, u(m), u(os), u(p1 - p0), p0 > 0);
-    p0 = p1;
-  } while (p0 < k);
-  transpose_into(yt, os, m, y);
-  finish(y, os, 0, m, os);
+  const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const bool big = static_cast<double>(m * os) * static_cast<double>(k) >= kParallelWork && threads > 1;
+  const int64_t parts = big ? std::min<int64_t>(threads, (os + 11) / 12) : 1;
+#pragma omp parallel num_threads(static_cast<int>(parts)) if (parts > 1)
+  {
+    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t j0 = os * t / nt, j1 = os * (t + 1) / nt, w = j1 - j0;
+    T* col = scratch + 2 * chunk * j0;
+    T* at = col + chunk * w;
+    int64_t p0 = 0;
+    do {  // once at least: a product of no rows is zeros
+      const int64_t p1 = std::min(k, p0 + chunk);
+      if (direct) {
+        transpose_rows(x + p0 * os + j0, p1 - p0, w, os, at, p1 - p0);
+      } else {
+        im2col(x, cg, g, j0, j1, col, T(0), p0, p1);
+        transpose_rows(col, p1 - p0, w, w, at, p1 - p0);
+      }
+      kernels::gemm_packed(at, u(p1 - p0), packed, u(p0), yt + j0 * m, u(m), u(w), u(p1 - p0), p0 > 0);
+      p0 = p1;
+    } while (p0 < k && w > 0);
+    transpose_rows(yt + j0 * m, w, m, m, y + j0, os);
+    if (w > 0) finish(y + j0, os, 0, m, w);
+  }
 }
 
 // Whether a product of few columns (output positions) and many rows
@@ -395,13 +440,13 @@ Tensors op_conv(const OpContext& ctx) {
         // Chunks of whole blocks of the packing, 256 rows or more.
         const int64_t depth = static_cast<int64_t>(kernels::gemm_packed_depth(vw));
         const int64_t chunk = std::min(cg * ks, (im2col_chunk(cg * ks) + depth - 1) / depth * depth);
-        PooledScratch scratch(static_cast<size_t>(checked_buffer_numel({3 * chunk * os + m * os}, sizeof(T),
+        PooledScratch scratch(static_cast<size_t>(checked_buffer_numel({2 * chunk * os + m * os}, sizeof(T),
                                                                        "Conv's transposed product")) * sizeof(T));
-        T* col = scratch.as<T>();
+        T* buffers = scratch.as<T>();
         const kernels::GemmPacked<T> packed{kept->data<T>(), static_cast<size_t>(cg * ks), static_cast<size_t>(m)};
         for (int64_t i = 0; i < n; ++i) {
-          conv_transposed(vx + i * c * is, packed, y + i * m * os, cg, g, path == ConvPath::direct, chunk, col,
-                          col + chunk * os, col + 2 * chunk * os, finish);
+          conv_transposed(vx + i * c * is, packed, y + i * m * os, cg, g, path == ConvPath::direct, chunk, buffers,
+                          buffers + 2 * chunk * os, finish);
         }
         if (!own) store_values(out[0], y);
         return 0;
