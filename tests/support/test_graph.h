@@ -135,13 +135,17 @@ inline Tensor iota(DType t, std::vector<int64_t> dims, double first = 0) {
   return tensor_of(t, std::move(dims), v);
 }
 
-// Uniform values in [-1, 1) from std::mt19937(seed), rounded to `t`.
-inline Tensor random_tensor(DType t, std::vector<int64_t> dims, uint32_t seed) {
+// Uniform values in [lo, hi) (by default [-1, 1)) from std::mt19937(seed),
+// rounded to `t`.
+inline Tensor random_tensor(DType t, std::vector<int64_t> dims, double lo, double hi, uint32_t seed) {
   std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::uniform_real_distribution<double> u(lo, hi);
   std::vector<double> v(static_cast<size_t>(checked_numel(dims)));
   for (double& x : v) x = u(gen);
   return tensor_of(t, std::move(dims), v);
+}
+inline Tensor random_tensor(DType t, std::vector<int64_t> dims, uint32_t seed) {
+  return random_tensor(t, std::move(dims), -1.0, 1.0, seed);
 }
 
 // Runs one `op` node named "n" at `opset` on constant inputs (initializers

@@ -20,6 +20,7 @@ using bnorm::ErrorKind;
 using bnorm::Tensor;
 using bnorm::test::error_of;
 using bnorm::test::GraphBuilder;
+using bnorm::test::random_tensor;
 using bnorm::test::set_attr;
 
 }  // namespace
@@ -147,17 +148,6 @@ TEST_CASE("runs sharing an EvalCache keep a Gemm's transposed constant weights, 
   }
 }
 
-namespace {
-
-Tensor seeded(DType t, const std::vector<int64_t>& dims, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  std::vector<double> v(static_cast<size_t>(bnorm::checked_numel(dims)));
-  for (double& e : v) e = dist(gen);
-  return Tensor::from_f64(t, dims, v);
-}
-
-}  // namespace
 
 TEST_CASE("runs sharing an EvalCache pack a Conv's weights for small maps and give the bits of the usual product",
           "[eval][cache][conv]") {
@@ -180,23 +170,23 @@ TEST_CASE("runs sharing an EvalCache pack a Conv's weights for small maps and gi
   GraphBuilder g(15);
   const int64_t c = cc.w[1], m = cc.w[0];
   g.input("X", t, {2, c, cc.in, cc.in});
-  const Tensor w = seeded(t, cc.w, 1), bias = seeded(t, {m}, 2);
+  const Tensor w = random_tensor(t, cc.w, 1), bias = random_tensor(t, {m}, 2);
   g.initializer("W", w);
   g.initializer("B", bias);
   auto& conv = g.node("Conv", {"X", "W", "B"}, {bn ? "C" : "Y"});
   bnorm::test::set_ints(conv, "strides", {cc.stride, cc.stride});
   bnorm::test::set_ints(conv, "pads", {cc.pad, cc.pad, cc.pad, cc.pad});
   if (bn) {
-    g.initializer("scale", seeded(t, {m}, 3));
-    g.initializer("shift", seeded(t, {m}, 4));
-    g.initializer("mean", seeded(t, {m}, 5));
+    g.initializer("scale", random_tensor(t, {m}, 3));
+    g.initializer("shift", random_tensor(t, {m}, 4));
+    g.initializer("mean", random_tensor(t, {m}, 5));
     std::vector<double> var(static_cast<size_t>(m), 0.5);
     g.initializer("var", Tensor::from_f64(t, {m}, var));
     g.node("BatchNormalization", {"C", "scale", "shift", "mean", "var"}, {"N"});
     g.node("Relu", {"N"}, {"Y"});
   }
   g.output("Y");
-  const Tensor x = seeded(t, {2, c, cc.in, cc.in}, 6);
+  const Tensor x = random_tensor(t, {2, c, cc.in, cc.in}, 6);
   const Tensor usual = evaluate(g.model(), {{"X", x}}, {}).at("Y");
   bnorm::EvalCache cache;
   bnorm::EvalOptions opts;

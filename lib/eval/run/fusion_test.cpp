@@ -19,15 +19,8 @@ using bnorm::ErrorKind;
 using bnorm::Tensor;
 using bnorm::test::error_of;
 using bnorm::test::GraphBuilder;
+using bnorm::test::random_tensor;
 using bnorm::test::set_attr;
-
-Tensor random_tensor(DType t, const std::vector<int64_t>& dims, double lo, double hi, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  std::vector<double> v(static_cast<size_t>(bnorm::checked_numel(dims)));
-  for (double& e : v) e = dist(gen);
-  return Tensor::from_f64(t, dims, v);
-}
 
 struct ActCase {
   const char* op;

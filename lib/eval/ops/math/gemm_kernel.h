@@ -25,25 +25,27 @@ void gemm(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, i
                 static_cast<size_t>(m), static_cast<size_t>(n), static_cast<size_t>(k < 0 ? 0 : k), accumulate);
 }
 
-// t = the [cols, rows] transpose of row-major v[rows, cols], in square blocks
-// (a fully connected layer's weights are a few MiB: a row at a time, every
-// write would miss the cache); floats by kernels::transpose's vectors.
+// t = the [cols, rows] transpose of row-major v[rows, cols] (rows of v lds
+// apart, of t ldt apart: dense by default), in square blocks (a fully
+// connected layer's weights are a few MiB: a row at a time, every write
+// would miss the cache); floats by kernels::transpose's vectors.
 template <typename T>
-void transpose_into(const T* v, int64_t rows, int64_t cols, T* t) {
+void transpose_into(const T* v, int64_t rows, int64_t cols, T* t, int64_t lds = -1, int64_t ldt = -1) {
+  if (lds < 0) lds = cols;
+  if (ldt < 0) ldt = rows;
+  if (rows <= 0 || cols <= 0) return;
   if constexpr (std::is_same_v<T, float>) {
-    if (rows > 0 && cols > 0) {
-      const auto r = static_cast<size_t>(rows), c = static_cast<size_t>(cols);
-      kernels::transpose(v, r, c, c, t, r);
-    }
-    return;
-  }
-  constexpr int64_t kBlock = 32;
-  for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
-    const int64_t r1 = std::min(rows, r0 + kBlock);
-    for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
-      const int64_t c1 = std::min(cols, c0 + kBlock);
-      for (int64_t r = r0; r < r1; ++r)
-        for (int64_t c = c0; c < c1; ++c) t[c * rows + r] = v[r * cols + c];
+    const auto u = [](int64_t x) { return static_cast<size_t>(x); };
+    kernels::transpose(v, u(rows), u(cols), u(lds), t, u(ldt));
+  } else {
+    constexpr int64_t kBlock = 32;
+    for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+      const int64_t r1 = std::min(rows, r0 + kBlock);
+      for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+        const int64_t c1 = std::min(cols, c0 + kBlock);
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t c = c0; c < c1; ++c) t[c * ldt + r] = v[r * lds + c];
+      }
     }
   }
 }

@@ -267,18 +267,6 @@ void conv_gemm_group(const T* xg, const T* wg, T* yg, int64_t cg, int64_t mg, co
   }
 }
 
-// t [cols, rows] = the transpose of src [rows, cols] (rows lds apart).
-template <typename T>
-void transpose_rows(const T* src, int64_t rows, int64_t cols, int64_t lds, T* t, int64_t ldt) {
-  if constexpr (std::is_same_v<T, float>) {
-    const auto u = [](int64_t v) { return static_cast<size_t>(v); };
-    if (rows > 0 && cols > 0) kernels::transpose(src, u(rows), u(cols), u(lds), t, u(ldt));
-  } else {
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c) t[c * ldt + r] = src[r * lds + c];
-  }
-}
-
 // One image by the product transposed, Y^T = im2col^T W^T, with the
 // weights packed once (kernels::gemm_packed): the output positions are
 // the product's rows, the channels its columns, so a 7 x 7 map's 49
@@ -306,15 +294,15 @@ void conv_transposed(const T* x, const kernels::GemmPacked<T>& packed, T* y, int
     do {  // once at least: a product of no rows is zeros
       const int64_t p1 = std::min(k, p0 + chunk);
       if (direct) {
-        transpose_rows(x + p0 * os + j0, p1 - p0, w, os, at, p1 - p0);
+        transpose_into(x + p0 * os + j0, p1 - p0, w, at, os);
       } else {
         im2col(x, cg, g, j0, j1, col, T(0), p0, p1);
-        transpose_rows(col, p1 - p0, w, w, at, p1 - p0);
+        transpose_into(col, p1 - p0, w, at);
       }
       kernels::gemm_packed(at, u(p1 - p0), packed, u(p0), yt + j0 * m, u(m), u(w), u(p1 - p0), p0 > 0);
       p0 = p1;
     } while (p0 < k && w > 0);
-    transpose_rows(yt + j0 * m, w, m, m, y + j0, os);
+    transpose_into(yt + j0 * m, w, m, y + j0, m, os);
     if (w > 0) finish(y + j0, os, 0, m, w);
   }
 }
