@@ -1,4 +1,5 @@
-// Convolutions: Conv and ConvTranspose, 1-D to 3-D, with group, strides,
+// Convolutions: Conv here, ConvTranspose in conv_transpose.cpp (the
+// attributes and geometry both read: geometry.cpp), 1-D to 3-D, with group, strides,
 // dilations, pads and auto_pad (NOTSET, VALID, SAME_UPPER, SAME_LOWER) and
 // an optional bias; ConvTranspose also output_padding and output_shape.
 //
@@ -10,7 +11,7 @@
 //                  O = stride*(D-1) + output_padding + ((K-1)*dil+1) - pad_begin - pad_end
 //                  output_shape (or SAME_*: O = D * stride) fixes O and the
 //                  pads follow from it as the ONNX spec gives.
-// Computed as im2col (col2im) plus one matrix product per image and group
+// Conv is computed as im2col plus one matrix product per image and group
 // (gemm_kernel.h: each output summed in (c, kz, ky, kx) order, each product
 // fused with its sum and rounded once to float, double for double), or,
 // for groups of one input channel (depthwise), by kernels::conv_plane,
@@ -39,103 +40,6 @@ namespace bnorm::eval {
 namespace {
 
 using Geometry = ConvGeometry;
-
-struct Attrs {
-  std::vector<int64_t> stride, dil, pad_begin, pad_end, out_pad;
-  std::string auto_pad;
-};
-
-Attrs read_attrs(const onnx::NodeProto& node, size_t nd) {
-  Attrs a;
-  a.stride = attr_ints(node, "strides").value_or(std::vector<int64_t>(nd, 1));
-  a.dil = attr_ints(node, "dilations").value_or(std::vector<int64_t>(nd, 1));
-  a.out_pad = attr_ints(node, "output_padding").value_or(std::vector<int64_t>(nd, 0));
-  const auto pads = attr_ints(node, "pads").value_or(std::vector<int64_t>(2 * nd, 0));
-  a.auto_pad = attr_string(node, "auto_pad", "NOTSET");
-  if (a.stride.size() != nd || a.dil.size() != nd || pads.size() != 2 * nd || a.out_pad.size() != nd) {
-    fail(ErrorKind::input, "strides, dilations, pads or output_padding do not match {} spatial dims", nd);
-  }
-  // Bounded so that every output size below is computed without overflow
-  // (X's and W's dims are bounded by max_tensor_bytes()).
-  constexpr int64_t kMaxAttr = INT32_MAX;
-  auto within = [&](const std::vector<int64_t>& v, int64_t lo) {
-    return std::all_of(v.begin(), v.end(), [&](int64_t x) { return x >= lo && x <= kMaxAttr; });
-  };
-  if (!within(a.stride, 1) || !within(a.dil, 1) || !within(pads, 0) || !within(a.out_pad, 0)) {
-    fail(ErrorKind::input, "strides and dilations must be 1 to {}, pads and output_padding 0 to {}", kMaxAttr,
-         kMaxAttr);
-  }
-  a.pad_begin.assign(pads.begin(), pads.begin() + nd);
-  a.pad_end.assign(pads.begin() + nd, pads.end());
-  if (a.auto_pad == "VALID") {
-    std::fill(a.pad_begin.begin(), a.pad_begin.end(), 0);
-    std::fill(a.pad_end.begin(), a.pad_end.end(), 0);
-  } else if (a.auto_pad != "NOTSET" && a.auto_pad != "SAME_UPPER" && a.auto_pad != "SAME_LOWER") {
-    fail(ErrorKind::input, "auto_pad '{}' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", a.auto_pad);
-  }
-  return a;
-}
-
-void check_ranks(const Tensor& x, const Tensor& w) {
-  if (x.dims.size() < 3 || x.dims.size() > 5 || w.dims.size() != x.dims.size()) {
-    fail(ErrorKind::unsupported, "convolution of X {} with W {}: only 1-D to 3-D convolutions are supported",
-         shape_str(x.dims), shape_str(w.dims));
-  }
-}
-
-void fill_geometry(Geometry& g, const Attrs& a, const Tensor& x, const Tensor& w) {
-  const size_t nd = x.dims.size() - 2, lead = kDims - nd;
-  for (size_t d = 0; d < kDims; ++d) {
-    const bool real = d >= lead;
-    g.in[d] = real ? x.dims[2 + d - lead] : 1;
-    g.kernel[d] = real ? w.dims[2 + d - lead] : 1;
-    g.stride[d] = real ? a.stride[d - lead] : 1;
-    g.dil[d] = real ? a.dil[d - lead] : 1;
-    g.pad[d] = real ? a.pad_begin[d - lead] : 0;
-    g.out[d] = 1;
-  }
-}
-
-// The transpose of im2col: Y[m, i*stride - pad + k*dil] += col[(m*K + k), i].
-template <typename T>
-void col2im(const T* col, int64_t channels, const Geometry& g, T* y) {
-  const int64_t ks = g.kernel_size(), is = g.in_size();
-  for (int64_t m = 0; m < channels; ++m) {
-    T* ym = y + m * g.out_size();
-    int64_t row = m * ks;
-    for (int64_t kz = 0; kz < g.kernel[0]; ++kz)
-      for (int64_t ky = 0; ky < g.kernel[1]; ++ky)
-        for (int64_t kx = 0; kx < g.kernel[2]; ++kx, ++row) {
-          const T* src = col + row * is;
-          for (int64_t iz = 0; iz < g.in[0]; ++iz) {
-            const int64_t oz = iz * g.stride[0] - g.pad[0] + kz * g.dil[0];
-            for (int64_t iy = 0; iy < g.in[1]; ++iy) {
-              const int64_t oy = iy * g.stride[1] - g.pad[1] + ky * g.dil[1];
-              const bool skip = oz < 0 || oz >= g.out[0] || oy < 0 || oy >= g.out[1];
-              T* dst = skip ? nullptr : ym + (oz * g.out[1] + oy) * g.out[2];
-              for (int64_t ix = 0; ix < g.in[2]; ++ix, ++src) {
-                const int64_t ox = ix * g.stride[2] - g.pad[2] + kx * g.dil[2];
-                if (!skip && ox >= 0 && ox < g.out[2]) dst[ox] += *src;
-              }
-            }
-          }
-        }
-  }
-}
-
-// Columns [0, cols) of `rows` rows of Y, ld apart, each plus its bias (the
-// sum of the products rounded first, then the bias added: Conv's order).
-// Conv does it on each stretch of columns as the product leaves it, in
-// cache; ConvTranspose on each image's rows once col2im has summed them.
-template <typename T>
-void add_bias_rows(T* y, int64_t ld, const T* bias, int64_t rows, int64_t cols) {
-  if (!bias) return;
-  for (int64_t r = 0; r < rows; ++r) {
-    T* row = y + r * ld;
-    const T v = bias[r];
-    for (int64_t j = 0; j < cols; ++j) row[j] += v;
-  }
-}
 
 void bn_rows(float* y, int64_t ld, int64_t c0, int64_t rows, int64_t cols, const kernels::BnInferParams<float>* p,
              const kernels::Activation& act) {
@@ -338,18 +242,12 @@ const Tensor* packed_weights(const OpContext& ctx, const T* w, int64_t m, int64_
   });
 }
 
-std::vector<int64_t> out_dims(const Tensor& x, int64_t m, const Geometry& g) {
-  std::vector<int64_t> dims{x.dims[0], m};
-  for (size_t d = kDims - (x.dims.size() - 2); d < kDims; ++d) dims.push_back(g.out[d]);
-  return dims;
-}
-
 }  // namespace
 
 ConvShape conv_shape(const OpContext& ctx, const Tensor& x, const Tensor& w, const char* op) {
-  check_ranks(x, w);
+  check_conv_ranks(x, w);
   const size_t nd = x.dims.size() - 2, lead = kDims - nd;
-  const Attrs a = read_attrs(*ctx.node, nd);
+  const ConvAttrs a = read_conv_attrs(*ctx.node, nd);
   const int64_t group = attr_int(*ctx.node, "group", 1);
   const int64_t n = x.dims[0], c = x.dims[1], m = w.dims[0];
   if (group <= 0 || c % group || m % group || w.dims[1] != c / group) {
@@ -370,7 +268,7 @@ ConvShape conv_shape(const OpContext& ctx, const Tensor& x, const Tensor& w, con
     if (g.out[d] <= 0) fail(ErrorKind::input, "the kernel {} is larger than the padded input {}", shape_str(w.dims), shape_str(x.dims));
   }
   // First at one byte an element: out_size() and the offsets below cannot overflow.
-  shape.ydims = out_dims(x, m, g);
+  shape.ydims = conv_out_dims(x, m, g);
   checked_buffer_numel(shape.ydims, 1, std::string("the output of ") + op);
   return shape;
 }
@@ -467,71 +365,6 @@ Tensors op_conv(const OpContext& ctx) {
         }
     }
     if (!own) store_values(out[0], y);
-    return 0;
-  });
-  return out;
-}
-
-Tensors op_conv_transpose(const OpContext& ctx) {
-  const Tensor& x = ctx.required(0, "X");
-  const Tensor& w = ctx.required(1, "W");
-  const Tensor* b = ctx.input(2);
-  check_ranks(x, w);
-  const size_t nd = x.dims.size() - 2, lead = kDims - nd;
-  const Attrs a = read_attrs(*ctx.node, nd);
-  const int64_t group = attr_int(*ctx.node, "group", 1);
-  const int64_t n = x.dims[0], c = x.dims[1];
-  if (group <= 0 || c % group || w.dims[0] != c) {
-    fail(ErrorKind::input, "W {} does not match X {} with group {}", shape_str(w.dims), shape_str(x.dims), group);
-  }
-  const int64_t mg = w.dims[1], m = mg * group;
-  if (b && (b->dims.size() != 1 || b->dims[0] != m)) fail(ErrorKind::input, "input 'B' has shape {}, expected [{}]", shape_str(b->dims), m);
-  Geometry g;
-  fill_geometry(g, a, x, w);
-  auto shape = attr_ints(*ctx.node, "output_shape");
-  if (shape && shape->size() > nd) shape->erase(shape->begin(), shape->end() - nd);
-  if (shape && shape->size() != nd) fail(ErrorKind::input, "output_shape {} does not have {} dims", shape_str(*shape), nd);
-  const bool same = a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER";
-  for (size_t d = lead; d < kDims; ++d) {
-    const int64_t full = g.stride[d] * (g.in[d] - 1) + a.out_pad[d - lead] + (g.kernel[d] - 1) * g.dil[d] + 1;
-    if (shape || same) {
-      g.out[d] = shape ? (*shape)[d - lead] : g.in[d] * g.stride[d];
-      // May be negative (output_shape larger than the full output): floor
-      // division then puts the extra rows at the end, as ONNX does.
-      const int64_t total = full - g.out[d];
-      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-      g.pad[d] = a.auto_pad == "SAME_UPPER" ? half : total - half;
-    } else {
-      g.out[d] = full - a.pad_begin[d - lead] - a.pad_end[d - lead];
-    }
-    if (g.out[d] <= 0) fail(ErrorKind::input, "the output of ConvTranspose would be empty");
-  }
-  // First at one byte an element: out_size() and the offsets below cannot overflow.
-  const std::vector<int64_t> ydims = out_dims(x, m, g);
-  checked_buffer_numel(ydims, 1, "the output of ConvTranspose");
-  const int64_t cg = c / group, ks = g.kernel_size(), os = g.out_size(), is = g.in_size();
-  Tensors out(1);
-  with_float_type(x.dtype, "input 'X'", [&](auto tag) {
-    using T = decltype(tag);
-    std::vector<T> y(static_cast<size_t>(checked_buffer_numel(ydims, sizeof(T), "the output of ConvTranspose")),
-                     T(0));
-    std::vector<T> col(static_cast<size_t>(checked_buffer_numel({mg, ks, is}, sizeof(T), "ConvTranspose's col buffer")));
-    const std::vector<T> vx = load_values<T>(x), vw = load_values<T>(w);
-    std::vector<T> wt(static_cast<size_t>(mg * ks * cg));
-    for (int64_t gi = 0; gi < group; ++gi) {
-      // W's group block is [cg, mg*K]; the product needs its transpose.
-      const T* wg = vw.data() + gi * cg * mg * ks;
-      for (int64_t r = 0; r < cg; ++r)
-        for (int64_t q = 0; q < mg * ks; ++q) wt[q * cg + r] = wg[r * mg * ks + q];
-      for (int64_t i = 0; i < n; ++i) {
-        gemm<T>(wt.data(), cg, vx.data() + (i * c + gi * cg) * is, is, col.data(), is, mg * ks, is, cg, false);
-        col2im(col.data(), mg, g, y.data() + (i * m + gi * mg) * os);
-      }
-    }
-    std::vector<T> kb;
-    const T* vb = b ? values_as<T>(*b, kb) : nullptr;
-    for (int64_t i = 0; i < n; ++i) add_bias_rows(y.data() + i * m * os, os, vb, m, os);
-    out[0] = make_tensor(x.dtype, ydims, y);
     return 0;
   });
   return out;

@@ -1,10 +1,13 @@
 // The forward geometry of a convolution and its im2col matrix, shared by
-// Conv (conv.cpp) and the integer convolutions ConvInteger and QLinearConv
-// (eval/ops/quantization/integer.cpp). Internal to the evaluator's ops.
+// Conv (conv.cpp), ConvTranspose (conv_transpose.cpp) and the integer
+// convolutions ConvInteger and QLinearConv (eval/ops/quantization/
+// integer.cpp); their attributes as read (geometry.cpp). Internal to the
+// evaluator's ops.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -22,6 +25,39 @@ struct ConvGeometry {
   int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
   int64_t out_size() const { return out[0] * out[1] * out[2]; }
 };
+
+// The attributes of Conv and ConvTranspose, checked for `nd` spatial dims
+// (strides and dilations 1 to INT32_MAX, pads and output_padding 0 to it,
+// auto_pad one of the four; VALID zeroes the pads).
+struct ConvAttrs {
+  std::vector<int64_t> stride, dil, pad_begin, pad_end, out_pad;
+  std::string auto_pad;
+};
+ConvAttrs read_conv_attrs(const onnx::NodeProto& node, size_t nd);
+
+// X and W of rank 3 to 5, the same (Error unsupported otherwise).
+void check_conv_ranks(const Tensor& x, const Tensor& w);
+
+// g's in, kernel, stride, dil and pad from X, W and the attributes (out set
+// to 1: the caller resolves it).
+void fill_geometry(ConvGeometry& g, const ConvAttrs& a, const Tensor& x, const Tensor& w);
+
+// [N, M, out..] for X's spatial rank.
+std::vector<int64_t> conv_out_dims(const Tensor& x, int64_t m, const ConvGeometry& g);
+
+// Columns [0, cols) of `rows` rows of Y, ld apart, each plus its bias (the
+// sum of the products rounded first, then the bias added: Conv's order).
+// Conv does it on each stretch of columns as the product leaves it, in
+// cache; ConvTranspose on each image's rows once col2im has summed them.
+template <typename T>
+void add_bias_rows(T* y, int64_t ld, const T* bias, int64_t rows, int64_t cols) {
+  if (!bias) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    T* row = y + r * ld;
+    const T v = bias[r];
+    for (int64_t j = 0; j < cols; ++j) row[j] += v;
+  }
+}
 
 // A forward convolution of X [N, C, D..] by W [M, C/group, K..]: its
 // geometry (out[] and pad[] resolved from pads or auto_pad) and Y's dims,
