@@ -22,7 +22,6 @@
 #include "core/interrupt.h"
 #include "core/log.h"
 #include "core/progress.h"
-#include "eval/ops/activation/activation.h"
 #include "eval/run/cache.h"
 #include "eval/run/fusion.h"
 #include "eval/run/inputs.h"
@@ -39,7 +38,6 @@ namespace bnorm {
 
 namespace {
 
-using eval::Activation;
 using eval::Env;
 using eval::OpContext;
 using eval::Plan;
@@ -250,58 +248,10 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
     ctx.subgraph = [this, &env, &g, i](const onnx::GraphProto& sub, const std::string& attr) {
       return std::unique_ptr<eval::Subgraph>(new Body(*this, sub, env, node_label(g, i, "") + "/" + attr));
     };
-    // A Conv applies the BatchNormalization after it when that would run
-    // in inference mode on what the Conv makes (else each runs alone).
-    OpContext::NormAfter norm;
-    int bn = p.norm_after.empty() ? -1 : p.norm_after[i];
-    if (bn >= 0 && !eval::norm_after_ready(g.node(bn), opset_, env, ctx, norm)) bn = -1;
-    if (bn >= 0) ctx.norm_after = &norm;
-    // A Conv of float16 or bfloat16 would activate before its rounding: it
-    // runs alone (norm_after_ready already asks for float or double).
-    const bool product = n.op_type() == "Conv" || n.op_type() == "Gemm" || n.op_type() == "MatMul";
-    const bool rounds_apart = product && !eval::exact_epilogue(ctx);
-    // A residual Add after the Conv (or after the BatchNormalization it
-    // applies), when its other operand exists now; the op adds it when it
-    // has the output's type and shape (residual_added), else the Add runs
-    // as a node of its own, and so does its activation.
-    int add = -1;
-    bool residual_added = false;
-    const int planned_add = p.add_after.empty() ? -1 : p.add_after[i];
-    if (planned_add >= 0 && !rounds_apart && (bn >= 0 || p.norm_after[i] < 0)) {
-      const Tensor* r = eval::residual_operand(g.node(planned_add), g.node(bn >= 0 ? bn : i).output(0), env);
-      if (r) {
-        add = planned_add;
-        ctx.residual = r;
-        ctx.residual_added = &residual_added;
-      }
-    }
-    // Fuse only when the activation's other inputs (Clip's bounds) exist now.
-    Activation act;
-    const int j = add >= 0 ? p.add_act[i] : bn >= 0 ? p.fused_with[bn] : rounds_apart ? -1 : p.fused_with[i];
-    // Or a SiLU written out (Sigmoid, Mul) after the Conv or the
-    // BatchNormalization it applies.
-    const int silu = j < 0 && add < 0 && !rounds_apart && !p.silu_mul.empty() && p.silu_mul[i] >= 0 &&
-                             (bn >= 0) == (p.norm_after[i] >= 0)
-                         ? p.silu_mul[i]
-                         : -1;
-    if (silu >= 0) {
-      act = Activation::silu();
-      ctx.fused = &act;
-    }
-    if (j >= 0) {
-      const auto& a = g.node(j);
-      std::vector<const Tensor*> a_inputs{nullptr};
-      bool ready = true;
-      for (int k = 1; k < a.input_size(); ++k) {
-        const Tensor* t = a.input(k).empty() ? nullptr : env.find_tensor(a.input(k));
-        ready = ready && (a.input(k).empty() || t);
-        a_inputs.push_back(t);
-      }
-      if (ready) {
-        act = eval::read_activation(a, op_version(a), a_inputs);
-        ctx.fused = &act;
-      }
-    }
+    // What the node applies after its product (a Conv's BatchNormalization,
+    // residual Add, activation or SiLU; a Gemm's or MatMul's activation).
+    eval::Epilogue epilogue;
+    epilogue.choose(g, p, i, opset_, env, ctx);
     const eval::OpFn fn = eval::find_op(n.op_type(), ctx.version);
     if (!fn) fail(ErrorKind::unsupported, "{}-{} is not implemented", n.op_type(), ctx.version);
     Tensors out;
@@ -320,18 +270,8 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
       if (k >= static_cast<int>(out.size()) || out[k].dtype == DType::undefined) {
         fail(ErrorKind::unsupported, "output {} ('{}') is not computed", k, name);
       }
-      if (k == 0) {
-        // Output 0 is the value of the last node the op applied.
-        int last = ctx.norm_after ? bn : i;
-        if (add >= 0) {
-          if (residual_added) last = ctx.fused ? j : add;
-        } else if (silu >= 0) {
-          last = silu;
-        } else if (ctx.fused) {
-          last = j;
-        }
-        name = g.node(last).output(0);
-      }
+      // Output 0 is the value of the last node the op applied.
+      if (k == 0) name = g.node(epilogue.last(i, ctx)).output(0);
       if (options_.replace && &g == main_) {
         auto it = options_.replace->find(name);
         if (it != options_.replace->end()) eval::replace_output(name, it->second, out[k]);
@@ -339,16 +279,7 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
       out[k].name = name;
       env.values[name] = Value::of(std::move(out[k]));
     }
-    std::vector<int> absorbed;
-    if (ctx.norm_after) absorbed.push_back(bn);
-    if (add >= 0 && residual_added) absorbed.push_back(add);
-    if (silu >= 0) {
-      absorbed.push_back(p.silu_sigmoid[i]);
-      absorbed.push_back(silu);
-    } else if (ctx.fused && (add < 0 || residual_added)) {
-      absorbed.push_back(j);
-    }
-    return absorbed;
+    return epilogue.absorbed(p, i, ctx);
   } catch (Error& e) {
     e.at_node(node_label(g, i), n.op_type(), ctx.version);
     throw;
