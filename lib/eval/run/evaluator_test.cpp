@@ -202,19 +202,6 @@ TEST_CASE("a model with several unsupported ops lists every one at once, with co
                                                "introduced at opset 17"));
 }
 
-TEST_CASE("a version the table knows but bnorm does not implement is refused naming the versions it has",
-          "[eval][errors][versions]") {
-  GraphBuilder b(25);
-  b.input("X", DType::float32, {1, 1, 1, 1});
-  b.node("Attention", {"X", "X", "X"}, {"Y"}, "attention");
-  b.output("Y");
-  const Error e = error_of([&] { bnorm::evaluate(b.model(), {{"X", Tensor(DType::float32, {1, 1, 1, 1})}}); });
-  CHECK(e.kind() == ErrorKind::unsupported);
-  CHECK(e.node() == "attention");
-  CHECK(e.bare_message() ==
-        "Attention-25 is not implemented by bnorm eval (implemented: 23; the op's versions: 23, 24, 25)");
-}
-
 TEST_CASE("Clip with min greater than max sets every value to max, at every version and fused after a norm",
           "[eval][regression]") {
   // Operators.md (Clip-13): min > max gives max everywhere, Min(max, Max(x, min)).

@@ -1,7 +1,7 @@
-// Attention-23: scaled dot-product attention of Q, K and V, 3-D or 4-D
-// (RotaryEmbedding-23 is in rotary.cpp; both registered here).
+// Attention-23, 24 and 25: scaled dot-product attention of Q, K and V, 3-D
+// or 4-D (RotaryEmbedding-23 is in rotary.cpp; all registered here).
 //
-// Contract (Changelog.md, Attention-23, with its errata):
+// Contract (Changelog.md, Attention-23/24/25, with their errata):
 //   Q (B, Hq, Sq, D) or (B, Sq, Hq*D); K (B, Hkv, Skv, D) or (B, Skv, Hkv*D);
 //   V (B, Hkv, Skv, Dv) or (B, Skv, Hkv*Dv). 3-D inputs need q_num_heads and
 //   kv_num_heads. Hq is a multiple of Hkv and query head h reads key/value
@@ -12,12 +12,11 @@
 //   For query i of head h and key j (every step in float64):
 //     s  = (Q_i * sqrt(scale)) . (K_j * sqrt(scale))    scale: 1/sqrt(D)
 //     s  = softcap * tanh(s / softcap)                    when softcap > 0
-//     s += mask(b, h, i, j) + causal(i, j)
+//     s += bias(b, h, i, j)    attn_mask, is_causal, nonpad_kv_seqlen (24)
+//                              and the window (25): bias.h
 //     p  = softmax_j(s);   Y_i = sum_j p_j V_j
-//   attn_mask broadcasts (numpy rules) to (B, Hq, Sq, T): a bool True adds 0
-//   and False -inf; any other type is added as its value. causal adds -inf
-//   where j > i + P (bottom-right alignment). A row whose combined bias is
-//   -inf for every key (or that has no key, T = 0) has p = 0, so Y_i = 0.
+//   A row whose bias is -inf for every key (or that has no key, T = 0) has
+//   p = 0, so Y_i = 0.
 //   qk_matmul_output (B, Hq, Sq, T), type of Q: mode 0 the scaled QK, 1 after
 //   softcap, 2 after the bias, 3 p.
 // Each output element is rounded once to its type. softmax_precision names
@@ -27,6 +26,7 @@
 
 #include "model/attrs.h"
 #include "eval/run/numeric.h"
+#include "eval/ops/attention/bias.h"
 #include "eval/ops/attention/ops.h"
 
 namespace bnorm::eval {
@@ -35,10 +35,7 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-struct Dims {
-  int64_t batch = 0, q_heads = 0, kv_heads = 0, q_seq = 0, kv_seq = 0, past = 0, total = 0, head = 0, v_head = 0;
-  bool three_d = false;
-};
+using Dims = AttentionDims;
 
 // Heads of a 3-D input: `hidden` split into `heads` equal parts, else Error(input).
 int64_t head_size(int64_t hidden, int64_t heads, const char* what) {
@@ -142,50 +139,10 @@ std::vector<double> sequence_of(const Tensor& t, const Tensor* past, const Dims&
   return out;
 }
 
-// The additive bias of attn_mask and is_causal, one query row at a time.
-class Bias {
- public:
-  Bias(const Tensor* mask, const Dims& d, bool causal) : d_(d), causal_(causal) {
-    if (!mask) return;
-    const std::vector<int64_t> full{d.batch, d.q_heads, d.q_seq, d.total};
-    if (mask->dims.size() > 4 || broadcast_shapes(mask->dims, full) != full) {
-      fail(ErrorKind::input, "attn_mask {} does not broadcast to {}", shape_str(mask->dims), shape_str(full));
-    }
-    values_ = load_values<double>(*mask);
-    if (mask->dtype == DType::boolean) {
-      for (double& x : values_) x = x != 0 ? 0.0 : kNegInf;
-    }
-    strides_ = broadcast_strides(mask->dims, full);
-    has_mask_ = true;
-  }
-
-  // Fills out[0, T) for query i of head h in batch b; returns whether every
-  // key is masked out (-inf), which makes the row zero.
-  bool row(int64_t b, int64_t h, int64_t i, double* out) const {
-    bool all_masked = true;
-    for (int64_t j = 0; j < d_.total; ++j) {
-      double x = 0;
-      if (has_mask_) x = values_[b * strides_[0] + h * strides_[1] + i * strides_[2] + j * strides_[3]];
-      if (causal_ && j > i + d_.past) x += kNegInf;
-      out[j] = x;
-      all_masked = all_masked && x == kNegInf;
-    }
-    return all_masked;
-  }
-
- private:
-  Dims d_;
-  bool causal_;
-  bool has_mask_ = false;
-  std::vector<double> values_;
-  std::vector<int64_t> strides_;
-};
-
 struct Settings {
   double root_scale = 0;  // sqrt(|scale|), applied to Q and K
   double sign = 1;        // of scale
   double softcap = 0;
-  bool causal = false;
   int64_t mode = 0;
 };
 
@@ -201,9 +158,6 @@ Settings attention_settings(const OpContext& ctx, const Dims& d) {
   // The reference skips a softcap <= 0, while c * tanh(s / c) with c < 0 is
   // the cap |c|: neither reading is clearly meant, so it is refused.
   if (s.softcap < 0 || std::isnan(s.softcap)) fail(ErrorKind::unsupported, "softcap {} (negative)", s.softcap);
-  const int64_t causal = attr_int(n, "is_causal", 0);
-  if (causal != 0 && causal != 1) fail(ErrorKind::input, "is_causal is {}, it must be 0 or 1", causal);
-  s.causal = causal == 1;
   s.mode = attr_int(n, "qk_matmul_output_mode", 0);
   if (s.mode < 0 || s.mode > 3) fail(ErrorKind::input, "qk_matmul_output_mode is {}, it must be 0..3", s.mode);
   if (find_attr(n, "softmax_precision")) {
@@ -235,7 +189,7 @@ struct Work {
   const std::vector<double>& q;     // (B, Hq, Sq, D)
   const std::vector<double>& keys;  // (B, Hkv, T, D)
   const std::vector<double>& vals;  // (B, Hkv, T, Dv)
-  const Bias& bias;
+  const AttentionBias& bias;
   std::vector<double>& y;   // Y in its output layout
   std::vector<double>& qk;  // (B, Hq, Sq, T), or empty
 };
@@ -281,13 +235,14 @@ Tensors op_attention(const OpContext& ctx) {
     fail(ErrorKind::input, "Q and K must share a float type and V be a float type, not {}, {} and {}",
          dtype_name(q.dtype), dtype_name(k.dtype), dtype_name(v.dtype));
   }
-  if (ctx.input_count() > 6 || ctx.output_count() < 1 || ctx.output_count() > 4) {
-    fail(ErrorKind::input, "Attention-23 has 3 to 6 inputs and 1 to 4 outputs");
+  const size_t max_inputs = ctx.version >= 24 ? 7 : 6;
+  if (ctx.input_count() > max_inputs || ctx.output_count() < 1 || ctx.output_count() > 4) {
+    fail(ErrorKind::input, "Attention-{} has 3 to {} inputs and 1 to 4 outputs", ctx.version, max_inputs);
   }
   Dims d = attention_dims(ctx, q, k, v);
   check_past(ctx.input(4), ctx.input(5), k, v, d);
   const Settings set = attention_settings(ctx, d);
-  const Bias bias(ctx.input(3), d, set.causal);
+  const AttentionBias bias(ctx, d);
   Dims no_past = d;
   no_past.past = 0;
   const std::vector<double> qv = sequence_of(q, nullptr, no_past, d.q_heads, d.head);

@@ -59,9 +59,11 @@ A4 concat_seq(const A4* past, const A4& cur) {
   return out;
 }
 
-// Element (b, h, i, j) of `mask` broadcast right-aligned to 4-D, as a bias.
+// Element (b, h, i, j) of `mask` broadcast right-aligned to 4-D, as a bias;
+// -inf past a last dimension shorter than the keys (not 1: Attention-24 on).
 double mask_bias(const Tensor& mask, const std::vector<double>& m, int64_t b, int64_t h, int64_t i, int64_t j) {
   const int64_t idx[4] = {b, h, i, j};
+  if (!mask.dims.empty() && mask.dims.back() != 1 && j >= mask.dims.back()) return -kInf;
   const size_t r = mask.dims.size();
   int64_t off = 0;
   for (size_t k = 0; k < r; ++k) {
@@ -79,6 +81,9 @@ struct RefArgs {
   double softcap = 0;
   bool causal = false;
   int mode = 0;
+  int64_t opset = 23;
+  std::vector<int64_t> nonpad;  // nonpad_kv_seqlen (24 on), or none
+  int64_t left = -1, right = -1;  // the window (25 on)
 };
 
 struct RefOut {
@@ -100,13 +105,17 @@ RefOut reference(const RefArgs& a) {
       for (int64_t i = 0; i < S; ++i) {
         std::vector<double> s(T), bias(T, 0.0);
         bool masked = true;
+        // The query's absolute position: after the past, or nonpad - S for an external cache.
+        const int64_t p = i + (a.nonpad.empty() ? P : a.nonpad[b] - S);
+        const int64_t valid = a.nonpad.empty() ? T : a.nonpad[b];
         for (int64_t j = 0; j < T; ++j) {
           for (int64_t e = 0; e < D; ++e) s[j] += q.at(b, h, i, e) * root * (k.at(b, h / rep, j, e) * root);
           if (a.mode == 0) qk.at(b, h, i, j) = s[j];
           if (a.softcap > 0) s[j] = a.softcap * std::tanh(s[j] / a.softcap);
           if (a.mode == 1) qk.at(b, h, i, j) = s[j];
           if (!m.empty()) bias[j] += mask_bias(a.mask, m, b, h, i, j);
-          if (a.causal && j > i + P) bias[j] = -kInf;
+          const bool in_window = (a.left < 0 || j >= p - a.left) && (a.right < 0 || j <= p + a.right);
+          if ((a.causal && j > p) || j >= valid || !in_window) bias[j] = -kInf;
           masked = masked && bias[j] == -kInf;
           s[j] += bias[j];
           if (a.mode == 2) qk.at(b, h, i, j) = s[j];
@@ -138,12 +147,19 @@ Attrs attrs_of(const RefArgs& a) {
     if (a.softcap != 0) set_attr(n, "softcap", static_cast<float>(a.softcap));
     if (a.causal) set_attr(n, "is_causal", int64_t{1});
     if (a.mode) set_attr(n, "qk_matmul_output_mode", int64_t{a.mode});
+    if (a.left != -1) set_attr(n, "left_window_size", a.left);
+    if (a.right != -1) set_attr(n, "right_window_size", a.right);
   };
 }
 
 // Y and qk_matmul_output of the node against the reference, each rounded to the output type.
 void check_against_reference(const RefArgs& a) {
-  const auto got = run_node(23, "Attention", {a.q, a.k, a.v, a.mask, a.past_k, a.past_v}, {"y", "", "", "qk"}, attrs_of(a));
+  const Tensor nonpad = a.nonpad.empty() ? Tensor()
+                                         : Tensor::from_f64(DType::int64, {int64_t(a.nonpad.size())},
+                                                            std::vector<double>(a.nonpad.begin(), a.nonpad.end()));
+  std::vector<Tensor> in{a.q, a.k, a.v, a.mask, a.past_k, a.past_v, nonpad};
+  while (in.back().dtype == DType::undefined) in.pop_back();
+  const auto got = run_node(a.opset, "Attention", in, {"y", "", "", "qk"}, attrs_of(a));
   const RefOut want = reference(a);
   const Tensor want_y = Tensor::from_f64(a.q.dtype, got[0].dims, want.y);
   const Tensor want_qk = Tensor::from_f64(a.q.dtype, got[1].dims, want.qk);
@@ -298,7 +314,6 @@ TEST_CASE("Attention refuses invalid nodes and versions it does not implement", 
   const auto expect_error = [](const std::vector<Tensor>& in, const Attrs& attrs = {}, int64_t opset = 23) {
     REQUIRE_THROWS_AS(run_node(opset, "Attention", in, {"y"}, attrs), bnorm::Error);
   };
-  expect_error({q, k, v}, {}, 24);
   expect_error({q3, q3, q3});                                           // 3-D without head counts
   expect_error({q3, q3, q3}, [](auto& n) {                              // 4 is not 3 heads
     set_attr(n, "q_num_heads", int64_t{3});
@@ -320,4 +335,101 @@ TEST_CASE("Attention refuses invalid nodes and versions it does not implement", 
   expect_error({q, k, v}, [](auto& n) { set_attr(n, "softcap", -1.0f); });
   expect_error({q, k, v}, [](auto& n) { set_attr(n, "softmax_precision", int64_t{7}); });
   expect_error({q, k, v}, [](auto& n) { set_attr(n, "q_num_heads", int64_t{4}); });  // contradicts 4-D Q
+}
+
+TEST_CASE("Attention-24's nonpad_kv_seqlen hides padded keys and moves the causal diagonal to the end",
+          "[eval][attention]") {
+  // Equal scores: each query averages the values it may see. 2 queries, 4
+  // keys, 3 of them valid: offset 3 - 2 = 1, so query 0 sees keys 0..1 and
+  // query 1 keys 0..2; key 3 is padding.
+  const Tensor q = f32({1, 1, 2, 1}, {0, 0}), k = f32({1, 1, 4, 1}, {0, 0, 0, 0});
+  const Tensor v = f32({1, 1, 4, 1}, {2, 4, 6, 100});
+  const Tensor len = Tensor::from_f64(DType::int64, {1}, {3});
+  const auto causal = [](onnx::NodeProto& n) { set_attr(n, "is_causal", int64_t{1}); };
+  CHECK(run_node(24, "Attention", {q, k, v, Tensor(), Tensor(), Tensor(), len}, {"y"}, causal)[0].to_f64() ==
+        std::vector<double>{3, 4});
+  // Without is_causal only the padding is hidden.
+  CHECK(run_node(24, "Attention", {q, k, v, Tensor(), Tensor(), Tensor(), len}, {"y"})[0].to_f64() ==
+        std::vector<double>{4, 4});
+  // One valid key for two queries: offset -1, query 0 sees nothing (a zero row), query 1 key 0.
+  const Tensor one = Tensor::from_f64(DType::int64, {1}, {1});
+  CHECK(run_node(24, "Attention", {q, k, v, Tensor(), Tensor(), Tensor(), one}, {"y"}, causal)[0].to_f64() ==
+        std::vector<double>{0, 2});
+}
+
+TEST_CASE("Attention-24 pads a short attn_mask with -inf; a last dimension of 1 still broadcasts",
+          "[eval][attention]") {
+  const Tensor q = f32({1, 1, 1, 1}, {0}), k = f32({1, 1, 3, 1}, {0, 0, 0}), v = f32({1, 1, 3, 1}, {2, 4, 9});
+  // Two mask columns for three keys: the third is hidden.
+  CHECK(run_node(24, "Attention", {q, k, v, f32({1, 2}, {0, 0})}, {"y"})[0].to_f64() == std::vector<double>{3});
+  CHECK(run_node(24, "Attention", {q, k, v, f32({1, 1}, {0})}, {"y"})[0].to_f64() == std::vector<double>{5});
+  const Tensor bool_mask = Tensor::from_f64(DType::boolean, {1, 2}, {0, 1});
+  CHECK(run_node(24, "Attention", {q, k, v, bool_mask}, {"y"})[0].to_f64() == std::vector<double>{4});
+  // It must cover the valid keys nonpad_kv_seqlen names.
+  const Tensor len = Tensor::from_f64(DType::int64, {1}, {3});
+  CHECK_THROWS_AS(run_node(24, "Attention", {q, k, v, f32({1, 2}, {0, 0}), Tensor(), Tensor(), len}, {"y"}),
+                  bnorm::Error);
+}
+
+TEST_CASE("Attention-25's window bounds the keys each query sees, composed with is_causal", "[eval][attention]") {
+  // The spec's picture: 4 queries, 6 keys, left 2, right 1, offset 0.
+  const Tensor q = f32({1, 1, 4, 1}, {0, 0, 0, 0}), k = f32({1, 1, 6, 1}, std::vector<double>(6, 0));
+  const Tensor v = f32({1, 1, 6, 1}, {1, 2, 4, 8, 16, 32});
+  const auto window = [](int64_t left, int64_t right, bool causal) {
+    return [=](onnx::NodeProto& n) {
+      set_attr(n, "left_window_size", left);
+      set_attr(n, "right_window_size", right);
+      if (causal) set_attr(n, "is_causal", int64_t{1});
+    };
+  };
+  const auto rounded = [](std::vector<double> x) { return f32({int64_t(x.size())}, x).to_f64(); };
+  // q0 {k0,k1}, q1 {k0..k2}, q2 {k0..k3}, q3 {k1..k4}.
+  CHECK(run_node(25, "Attention", {q, k, v}, {"y"}, window(2, 1, false))[0].to_f64() ==
+        rounded({1.5, 7.0 / 3, 15.0 / 4, 30.0 / 4}));
+  // With is_causal the right side stops at the query.
+  CHECK(run_node(25, "Attention", {q, k, v}, {"y"}, window(2, 1, true))[0].to_f64() ==
+        rounded({1, 1.5, 7.0 / 3, 14.0 / 3}));
+  // The attributes are read from 25 on only; -2 is refused.
+  CHECK(run_node(24, "Attention", {q, k, v}, {"y"}, window(0, 0, false))[0].to_f64() ==
+        std::vector<double>(4, 63.0 / 6));
+  CHECK_THROWS_AS(run_node(25, "Attention", {q, k, v}, {"y"}, window(-2, 0, false)), bnorm::Error);
+}
+
+TEST_CASE("Attention-24 and 25 match the reference with nonpad_kv_seqlen, masks, windows and every mode",
+          "[eval][attention]") {
+  uint32_t seed = 101;
+  for (int mode = 0; mode < 4; ++mode) {
+    RefArgs a;
+    a.opset = mode < 2 ? 24 : 25;
+    a.q = random_tensor(DType::float32, {2, 4, 3, 5}, seed++);
+    a.k = random_tensor(DType::float32, {2, 2, 7, 5}, seed++);
+    a.v = random_tensor(DType::float32, {2, 2, 7, 6}, seed++);
+    a.nonpad = {5, 2};
+    a.mask = mode % 2 ? random_tensor(DType::float32, {2, 1, 3, 5}, seed++)
+                      : Tensor::from_f64(DType::boolean, {3, 7}, {1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1,
+                                                                  1, 1, 0, 1, 1, 1, 0});
+    a.causal = mode != 1;
+    a.softcap = mode == 1 ? 0.5 : 0;
+    if (a.opset == 25) {
+      a.left = mode == 2 ? 1 : 3;
+      a.right = mode == 2 ? 0 : -1;
+    }
+    a.mode = mode;
+    check_against_reference(a);
+  }
+}
+
+TEST_CASE("Attention-24 refuses nonpad_kv_seqlen with a past, and lengths it cannot hold", "[eval][attention]") {
+  const Tensor q = f32({1, 1, 1, 1}, {0}), k = f32({1, 1, 2, 1}, {0, 0}), v = k;
+  const auto refused = [&](const Tensor& len, const Tensor& past) {
+    CHECK_THROWS_AS(run_node(24, "Attention", {q, k, v, Tensor(), past, past, len}, {"y"}), bnorm::Error);
+  };
+  refused(Tensor::from_f64(DType::int64, {1}, {1}), f32({1, 1, 1, 1}, {0}));
+  refused(Tensor::from_f64(DType::int64, {1}, {3}), Tensor());   // more than the keys
+  refused(Tensor::from_f64(DType::int64, {1}, {-1}), Tensor());
+  refused(Tensor::from_f64(DType::int32, {1}, {1}), Tensor());   // not int64
+  refused(Tensor::from_f64(DType::int64, {2}, {1, 1}), Tensor()); // not (batch,)
+  CHECK_THROWS_AS(run_node(23, "Attention", {q, k, v, Tensor(), Tensor(), Tensor(), Tensor::from_f64(DType::int64, {1}, {1})},
+                           {"y"}),
+                  bnorm::Error);  // Attention-23 has six inputs
 }

@@ -6,7 +6,7 @@
 namespace bnorm::eval {
 
 void add_attention_ops(OpRegistry& r) {
-  r.add("Attention", 23, 23, op_attention);
+  r.add("Attention", 23, 25, op_attention);
   r.add("RotaryEmbedding", 23, 23, op_rotary_embedding);
 }
 
