@@ -30,7 +30,7 @@ const std::vector<OpChanges>& version_changes() {
       {"Asinh", {{22, T}}},
       {"Atan", {{22, T}}},
       {"Atanh", {{22, T}}},
-      {"Attention", {{24, S, "", &steps::attention_24}, {25, A, "left_window_size=-1,right_window_size=-1"}}},
+      {"Attention", {{24, S, "", &steps::attention_24}, {25, S, "", &steps::attention_25}}},
       {"AveragePool", {{7, O}, {10, A, "ceil_mode=0"}, {11, O}, {19, A, "dilations=1s"}, {22, T}}},
       {"BatchNormalization", {{6, S, "", &steps::bn_1_6}, {7, S, "", &steps::bn_6_7}, {9, S, "", &steps::bn_7_9},
           {14, S, "", &steps::bn_9_14}, {15, S, "", &steps::bn_14_15}}},

@@ -12,9 +12,12 @@
 //           S  = MatMul(Mul(Q, sqrt(scale)), Transpose(Mul(Kc, sqrt(scale)), [0, 1, 3, 2]))    -> qk (mode 0)
 //           S  = Mul(Tanh(Div(S, softcap)), softcap)          softcap > 0                       -> qk (mode 1)
 //           M  = Where(attn_mask, 0, -inf) (bool) or attn_mask (Q's type), plus C
-//           C  = is_causal: a constant [Sq, T], 0 where j <= i + P, -inf elsewhere
+//                (24, 25: a mask known to be shorter than the keys first padded: padded_mask)
+//           C  = is_causal: a constant [Sq, T], 0 where j <= i + P, -inf elsewhere;
+//                with nonpad_kv_seqlen or a window: Where(A, 0, -inf), A the bool of allowed keys
+//                (attention_keys.cpp, is_causal in it)
 //           S  = Add(S, M)                                                                        -> qk (mode 2)
-//           Pr = Softmax(S, axis -1); with an attn_mask, Where(IsInf(ReduceMax(M, [-1]), -inf only), 0, Pr)
+//           Pr = Softmax(S, axis -1); with a mask, nonpad or a window, Where(IsInf(ReduceMax(M, [-1]), -inf only), 0, Pr)
 //                                                                                                 -> qk (mode 3)
 //           Y  = MatMul(Pr, Vc); 3-D: Reshape(Transpose(Y, [0, 2, 1, 3]), [0, 0, -1])
 //
@@ -29,9 +32,9 @@
 // (3-D: q_num_heads and kv_num_heads given); Q's element type known; the
 // head counts known, and with grouped heads K's and V's head sizes too; D
 // known unless `scale` is given; with is_causal, Sq, P and Skv known; an
-// attn_mask bool or of Q's type, and from version 24 not known to be
-// shorter than the keys (24 pads a shorter one with -inf); no
-// nonpad_kv_seqlen and window sizes -1 (versions 24, 25); a target of
+// attn_mask bool or of Q's type (from version 24 one known to be shorter
+// than the keys is padded as 24 pads it: padded_mask); with
+// nonpad_kv_seqlen no past_key, and with it or a window Sq, P, T known; a target of
 // opset 7 or later (with grouped heads 8: Expand; with a mask 10: IsInf).
 #include <fmt/format.h>
 
@@ -116,22 +119,30 @@ std::string repeat_heads(Lowering& l, const std::string& x, int64_t g, int64_t h
 }  // namespace
 
 // Attention-24 and 25 pad an attn_mask shorter than the keys with -inf;
-// older versions and Add need it to broadcast. Error when it is known to be
-// shorter. When its length is not known it is left: a shorter one does not
-// broadcast at 23 or in Add, so it is refused when the model runs, never
-// given another meaning.
-void refuse_short_mask(const NormSite& s, const std::string& mask, const std::string& k, const std::string& past_k,
-                       bool three_d) {
+// older versions and Add need it to broadcast. One known to be shorter (L
+// of T keys) is padded here with False (bool) or -inf: Pad(mask, pads 0
+// but T - L at the end of its last axis), the same hidden keys. One of
+// unknown length is left: a shorter one does not broadcast at 23 or in
+// Add, so it is refused when the model runs, never given another meaning.
+std::string padded_mask(Lowering& l, const std::string& mask, const std::string& k, const std::string& past_k,
+                        bool three_d) {
+  NormSite& s = l.s;
   const auto d = s.dims_of(mask);
   const auto kd = s.dims_of(k);
   const int64_t last = d && !d->empty() ? d->back() : -1;
   const int64_t skv = kd && kd->size() > (three_d ? 1u : 2u) ? (*kd)[three_d ? 1 : 2] : -1;
   const auto pd = past_k.empty() ? std::nullopt : s.dims_of(past_k);
   const int64_t p = past_k.empty() ? 0 : (pd && pd->size() == 4 ? (*pd)[2] : -1);
-  if (last > 1 && skv >= 0 && p >= 0 && last < p + skv) {
-    refuse(s, fmt::format("attn_mask '{}' covers {} of {} keys: Attention-{} pads it with -inf, and older versions "
-                          "and ops have no such padding", mask, last, p + skv, s.version));
-  }
+  if (!(last > 1 && skv >= 0 && p >= 0 && last < p + skv)) return mask;
+  const auto t = s.type_of(mask);
+  if (!t) refuse(s, fmt::format("attn_mask '{}' must be padded and its type is not known", mask));
+  std::vector<int64_t> pads(2 * d->size(), 0);
+  pads.back() = p + skv - last;
+  const std::string fill = l.scalar(*t, *t == DType::boolean ? 0.0 : -kInf, "mask_fill");
+  const std::string out = l.add("Pad", {mask, s.add_int64s(s.stem() + "_mask_pads", pads), fill}, "mask_padded");
+  s.new_types[out] = *t;
+  s.new_ranks[out] = static_cast<int>(d->size());
+  return out;
 }
 
 namespace {
@@ -141,19 +152,33 @@ std::string bias(Lowering& l, const onnx::NodeProto& n, const Shape& sh, const s
                  const std::string& past_k) {
   NormSite& s = l.s;
   std::string m;
-  const std::string mask = at(n, 3, true);
+  const std::string mask = at(n, 3, true).empty() || s.version < 24
+                               ? at(n, 3, true)
+                               : padded_mask(l, at(n, 3, true), k, past_k, sh.three_d);
   if (!mask.empty()) {
     const auto mt = s.type_of(mask);
     if (!mt || (*mt != DType::boolean && *mt != sh.t)) {
       refuse(s, fmt::format("attn_mask '{}' is neither bool nor of Q's type", mask));
     }
-    if (s.version >= 24) refuse_short_mask(s, mask, k, past_k, sh.three_d);
     if (*mt == DType::boolean) {
       require_op(s, "Where", 9);
       m = l.add("Where", {mask, l.scalar(sh.t, 0, "zero"), l.scalar(sh.t, -kInf, "minus_inf")}, "mask_bias");
     } else {
       m = mask;
     }
+  }
+  const std::string nonpad = at(n, 6, true);
+  const int64_t left = attr_int(n, "left_window_size", -1), right = attr_int(n, "right_window_size", -1);
+  if (!nonpad.empty() || left >= 0 || right >= 0) {
+    // nonpad_kv_seqlen (24) or a window (25): the allowed keys as a bool A (attention_keys.cpp), is_causal in it.
+    if (!nonpad.empty() && !past_k.empty()) {
+      refuse(s, "nonpad_kv_seqlen with past_key: the spec says not to use them together");
+    }
+    const KeyRule rule{!nonpad.empty(), attr_int(n, "is_causal", 0) == 1, left, right};
+    const std::string allowed = allowed_keys(l, nonpad, key_lengths(s, nonpad.empty()), rule);
+    const std::string b = l.add("Where", {allowed, l.scalar(sh.t, 0, "zero_a"), l.scalar(sh.t, -kInf, "minus_inf_a")},
+                                "allowed_bias");
+    return m.empty() ? b : l.add("Add", {m, b}, "bias");
   }
   if (attr_int(n, "is_causal", 0) == 1) {
     const int64_t sq = known_dim(s, q, sh.three_d ? 1 : 2, "is_causal needs it for its mask");
@@ -173,12 +198,11 @@ std::string bias(Lowering& l, const onnx::NodeProto& n, const Shape& sh, const s
 }
 
 void refuse_unwritten(const NormSite& s, const onnx::NodeProto& n) {
-  if (!at(n, 6, true).empty()) refuse(s, "nonpad_kv_seqlen (version 24) has no form in older ops");
   if (at(n, 4, true).empty() != at(n, 5, true).empty()) refuse(s, "past_key and past_value come together");
   const float cap = attr_float(n, "softcap", 0.0f);
   if (cap < 0 || std::isnan(cap)) refuse(s, fmt::format("softcap {} is negative", cap));
   for (const char* w : {"left_window_size", "right_window_size"}) {
-    if (attr_int(n, w, -1) != -1) refuse(s, fmt::format("{} (version 25) is not written as other ops", w));
+    if (attr_int(n, w, -1) < -1) refuse(s, fmt::format("{} is {}; it must be -1 or at least 0", w, attr_int(n, w, -1)));
   }
   const int64_t mode = attr_int(n, "qk_matmul_output_mode", 0);
   if (mode < 0 || mode > 3) refuse(s, fmt::format("qk_matmul_output_mode {} is not 0..3", mode));
@@ -194,7 +218,9 @@ void lower_attention_23(NormSite& s, int64_t opset) {
   const std::string past_k = at(n, 4, true), past_v = at(n, 5, true);
   const int64_t g = sh.hq / sh.hkv;
   if (g > 1) require_op(s, "Expand", 8);
-  if (!at(n, 3, true).empty()) require_op(s, "IsInf", 10);
+  const bool may_hide_rows = !at(n, 3, true).empty() || !at(n, 6, true).empty() ||
+                             attr_int(n, "left_window_size", -1) >= 0 || attr_int(n, "right_window_size", -1) >= 0;
+  if (may_hide_rows) require_op(s, "IsInf", 10);
   const auto* scale_attr = find_attr(n, "scale");
   const double scale =
       scale_attr ? static_cast<double>(scale_attr->f()) : 1.0 / std::sqrt(double(head_size(s, sh, 0, "the default scale needs it")));
@@ -244,8 +270,8 @@ void lower_attention_23(NormSite& s, int64_t opset) {
   emit(scores, 2);
   std::string probs = l.value("probs");
   set_int(s.add_before("Softmax", {scores}, {probs}), "axis", -1);
-  if (!at(n, 3, true).empty()) {
-    // A row the mask hides entirely is 0 (Attention-23's errata), not Softmax's NaN.
+  if (may_hide_rows) {
+    // A row the mask (or nonpad_kv_seqlen) hides entirely is 0 (Attention-23's errata), not Softmax's NaN.
     onnx::NodeProto& top = s.add_before("ReduceMax", {m, s.add_int64s(s.stem() + "_last_axis", {-1})},
                                         {l.value("bias_max")});
     set_int(top, "keepdims", 1);

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "transforms/upgrade/steps/step.h"
@@ -38,6 +40,29 @@ struct Lowering {
   // as a reshaped initializer, anything else through a Reshape.
   std::string reshaped_input(int index, const std::vector<int64_t>& shape, const std::string& what);
 };
+
+// The keys each query of Attention-24/25 may attend (lower/attention_keys.cpp).
+struct KeyLengths {
+  int64_t sq = 0, past = 0, total = 0;  // total = past + K's sequence length
+};
+struct KeyRule {
+  bool padding = false;  // j < nonpad[b]
+  bool causal = false;   // j <= p
+  int64_t left = -1, right = -1;  // the window, -1 unbounded
+};
+// A bool of the allowed keys: a constant [Sq, T] without nonpad_kv_seqlen
+// (`nonpad` empty), else (B, 1, Sq, T) computed from it.
+std::string allowed_keys(Lowering& l, const std::string& nonpad, const KeyLengths& n, const KeyRule& r);
+// Sq, P and T of the node, or an Error naming what is not known (P only when `need_past`).
+KeyLengths key_lengths(const NormSite& s, bool need_past);
+// `mask` restricted to `allowed`: And for a bool mask, Add(mask, Where(allowed, 0, -inf)) for
+// one of Q's type, `allowed` itself without a mask; Error for another type.
+std::string with_allowed(Lowering& l, const std::string& mask, const std::string& allowed, DType q_type);
+// Attention-24/25's attn_mask padded to every key (False or -inf) when it is
+// known to be shorter, as those versions pad it; else `mask` itself
+// (lower/attention_23.cpp).
+std::string padded_mask(Lowering& l, const std::string& mask, const std::string& k, const std::string& past_k,
+                        bool three_d);
 
 // The element type of the node's input or output `value`; Error naming the
 // node when shape inference does not know it.

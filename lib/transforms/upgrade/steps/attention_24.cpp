@@ -7,13 +7,21 @@
 // Without nonpad_kv_seqlen, version 24 means what 23 means (the causal
 // offset is past_sequence_length, or 0 without past_key, in both texts; the
 // Changelog's errata for fully-masked rows apply to both in place).
-// Up: nothing changes. Down: a node that gives nonpad_kv_seqlen (a
-// non-empty input 6) is refused, naming it: version 23 has no input that
-// masks a padded cache or moves the causal frontier by it; an empty
+// Up: nothing changes. Down: nonpad_kv_seqlen (a non-empty input 6) becomes
+// part of attn_mask (lower/attention_keys.cpp): a bool A of the keys each
+// query may attend, the padding hidden and, with is_causal, the frontier
+// offset by nonpad - Sq; then
+//   attn_mask absent: A;  bool: And(attn_mask, A);  Q's type: Add(attn_mask, Where(A, 0, -inf))
+// and is_causal is removed (A holds it). A row A hides entirely is zero at
+// 23 as at 24 (the errata). Preconditions: no past_key (the spec says not
+// to use both; the evaluator refuses it), Sq and T known. An empty
 // trailing input 6 is removed. An attn_mask known to be shorter than the
-// keys is refused (24 pads it with -inf, 23 needs it to broadcast; one of
-// unknown length moves: if it is short, 23 refuses it when it runs).
+// keys is padded with False or -inf, as 24 pads it (23 needs it to
+// broadcast; one of unknown length moves: if it is short, 23 refuses it
+// when it runs).
 // Formula: unchanged.
+#include "model/attrs.h"
+#include "transforms/upgrade/lower/lower.h"
 #include "transforms/upgrade/steps/step.h"
 
 namespace bnorm::steps {
@@ -22,17 +30,31 @@ namespace {
 
 void up(NormSite&) {}
 
+std::string input_at(const NormSite& s, int i) { return i < s.node.input_size() ? s.node.input(i) : std::string(); }
+
+// attn_mask and is_causal with nonpad_kv_seqlen folded in.
+void fold_nonpad(NormSite& s) {
+  if (!input_at(s, 4).empty()) {
+    refuse(s, "nonpad_kv_seqlen ('" + s.node.input(6) + "') with past_key: the spec says not to use them together");
+  }
+  const bool causal = attr_int(s.node, "is_causal", 0) == 1;
+  Lowering l{s, s.target_opset};
+  const std::string allowed = allowed_keys(l, s.node.input(6), key_lengths(s, false), KeyRule{true, causal, -1, -1});
+  const std::string folded = with_allowed(l, input_at(s, 3), allowed, known_type(s, s.node.input(0), "input Q"));
+  while (s.node.input_size() < 4) s.node.add_input("");
+  s.node.set_input(3, folded);
+  remove_attr(s.node, "is_causal");
+  s.report.dropped.push_back("nonpad_kv_seqlen (folded into attn_mask '" + folded + "'" +
+                             (causal ? ", with is_causal's frontier)" : ")"));
+}
+
 void down(NormSite& s) {
-  if (s.node.input_size() > 6 && !s.node.input(6).empty()) {
-    refuse(s, "input 6, nonpad_kv_seqlen ('" + s.node.input(6) +
-                  "'), was added at version 24: Attention-23 has no input that masks the padded keys of an external "
-                  "cache and moves the causal frontier by them");
-  }
-  if (s.node.input_size() > 3 && !s.node.input(3).empty()) {
+  if (!input_at(s, 3).empty()) {
     const auto rank = s.rank_of(s.node.input(0));
-    refuse_short_mask(s, s.node.input(3), s.node.input(1), s.node.input_size() > 4 ? s.node.input(4) : "",
-                      rank && *rank == 3);
+    Lowering l{s, s.target_opset};
+    s.node.set_input(3, padded_mask(l, s.node.input(3), s.node.input(1), input_at(s, 4), rank && *rank == 3));
   }
+  if (!input_at(s, 6).empty()) fold_nonpad(s);
   while (s.node.input_size() > 6) s.node.mutable_input()->RemoveLast();
   while (s.node.input_size() > 3 && s.node.input(s.node.input_size() - 1).empty()) s.node.mutable_input()->RemoveLast();
 }

@@ -191,9 +191,7 @@ void lower_groupnorm_18(NormSite& s, int64_t opset);
 void lower_mvn_9(NormSite& s, int64_t opset);
 void lower_constantofshape_9(NormSite& s, int64_t opset);
 void lower_attention_23(NormSite& s, int64_t opset);  // lower/attention_23.cpp
-// Error when Attention-24/25's attn_mask is known to be shorter than the keys (lower/attention_23.cpp).
-void refuse_short_mask(const NormSite& s, const std::string& mask, const std::string& k, const std::string& past_k,
-                       bool three_d);
+
 void lower_swish_24(NormSite& s, int64_t opset);   // lower/swish_24.cpp
 void lower_tensorscatter_24(NormSite& s, int64_t opset);  // lower/tensorscatter_24.cpp: one write position
 void lower_swiglu_28(NormSite& s, int64_t opset);  // lower/swish_24.cpp
