@@ -175,6 +175,25 @@ Model tensor_scatter(const std::vector<double>* at, bool as_input, const char* m
 
 }  // namespace
 
+namespace {
+
+// past [2, 2, 6, 3] of 1, 2, ...; update [2, 2, 2, 3] of -1, -2, ...
+std::map<std::string, Tensor> scatter_inputs() {
+  std::map<std::string, Tensor> in;
+  for (const char* name : {"past", "update"}) {
+    const std::vector<int64_t> dims{2, 2, std::string(name) == "past" ? 6 : 2, 3};
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    std::vector<double> v;
+    for (int64_t i = 0; i < count; ++i) v.push_back((std::string(name) == "past" ? 1.0 : -1.0) * static_cast<double>(i + 1));
+    in[name] = Tensor::from_f64(DType::float32, dims, v);
+    in[name].name = name;
+  }
+  return in;
+}
+
+}  // namespace
+
 TEST_CASE("TensorScatter-24 writing at one known position is Slice, Concat below 24, the same bits, other forms are "
           "refused with why", "[upgrade][opset28]") {
   const std::vector<double> at0{0, 0}, at3{3, 3}, at4{4, 4}, mixed{1, 3}, beyond{5, 5};
@@ -187,16 +206,7 @@ TEST_CASE("TensorScatter-24 writing at one known position is Slice, Concat below
                         Case{&at3, "circular", 2}}) {
     INFO("write at " << (c.at ? (*c.at)[0] : 0) << " mode " << (c.mode ? c.mode : "linear"));
     const Model m = tensor_scatter(c.at, false, c.mode);
-    std::map<std::string, Tensor> in;
-    for (const char* name : {"past", "update"}) {
-      const std::vector<int64_t> dims{2, 2, std::string(name) == "past" ? 6 : 2, 3};
-      int64_t count = 1;
-      for (int64_t d : dims) count *= d;
-      std::vector<double> v;
-      for (int64_t i = 0; i < count; ++i) v.push_back((std::string(name) == "past" ? 1.0 : -1.0) * static_cast<double>(i + 1));
-      in[name] = Tensor::from_f64(DType::float32, dims, v);
-      in[name].name = name;
-    }
+    const std::map<std::string, Tensor> in = scatter_inputs();
     const Model low = converted(m, 23);
     CHECK_FALSE(has_op(low, "TensorScatter"));
     CHECK(count_op(low, "Slice") == c.slices);
@@ -208,12 +218,49 @@ TEST_CASE("TensorScatter-24 writing at one known position is Slice, Concat below
     if (w > 0) CHECK(y[0] == 1.0);                                  // past[0, 0, 0, 0] kept
     down_and_back(m, {23, 17, 13}, in);
   }
-  for (const auto& [m, why] : {std::pair{tensor_scatter(&mixed, false, nullptr), "differ between samples"},
-                               std::pair{tensor_scatter(nullptr, true, nullptr), "not a constant"},
-                               std::pair{tensor_scatter(&beyond, false, nullptr), "outside the cache"}}) {
-    const std::string e = upgrade_error_of(m, 23);
-    INFO(e);
-    CHECK(e.find("'scatter'") != std::string::npos);
-    CHECK(e.find(why) != std::string::npos);
+  const std::string e = upgrade_error_of(tensor_scatter(&beyond, false, nullptr), 23);
+  INFO(e);
+  CHECK(e.find("'scatter'") != std::string::npos);
+  CHECK(e.find("outside the cache") != std::string::npos);
+}
+
+TEST_CASE("TensorScatter-24 with per-sample or computed positions is GatherElements and Where below 24, the same bits, "
+          "linear and circular", "[upgrade][opset28]") {
+  const std::vector<double> mixed{1, 3}, beyond{5, 5};
+  struct Case {
+    const std::vector<double>* at;  // constant write_indices, or an input of `given`
+    std::vector<double> given;
+    const char* mode;
+  };
+  for (const Case& c : {Case{&mixed, {}, nullptr}, Case{nullptr, {4, 0}, nullptr}, Case{nullptr, {2, 3}, "linear"},
+                        Case{nullptr, {5, 1}, "circular"}, Case{&beyond, {}, "circular"}}) {
+    const std::vector<double> w = c.at ? *c.at : c.given;
+    INFO("write at " << w[0] << ", " << w[1] << " mode " << (c.mode ? c.mode : "linear"));
+    const Model m = tensor_scatter(c.at, c.at == nullptr, c.mode);
+    std::map<std::string, Tensor> in = scatter_inputs();
+    if (!c.at) {
+      in["w"] = Tensor::from_f64(DType::int64, {2}, c.given);
+      in["w"].name = "w";
+    }
+    const Model low = converted(m, 23);
+    CHECK_FALSE(has_op(low, "TensorScatter"));
+    CHECK(has_op(low, "GatherElements"));
+    // The pseudocode, by hand: present[b, h, (w[b] + s) mod 6, e] = update[b, h, s, e], the rest the past.
+    const auto y = evaluated(low, in).at("present").to_f64();
+    for (int64_t b = 0; b < 2; ++b) {
+      for (int64_t h = 0; h < 2; ++h) {
+        for (int64_t pos = 0; pos < 6; ++pos) {
+          const int64_t rel = ((pos - static_cast<int64_t>(w[b])) % 6 + 6) % 6;
+          const int64_t at = ((b * 2 + h) * 6 + pos) * 3;
+          const double want = rel < 2 ? -static_cast<double>(((b * 2 + h) * 2 + rel) * 3 + 1) : static_cast<double>(at + 1);
+          CHECK(y[static_cast<size_t>(at)] == want);
+        }
+      }
+    }
+    down_and_back(m, {23, 17, 13, 11}, in);
   }
+  const std::string e = upgrade_error_of(tensor_scatter(nullptr, true, nullptr), 10);
+  INFO(e);
+  CHECK(e.find("'scatter'") != std::string::npos);
+  CHECK(e.find("GatherElements") != std::string::npos);
 }
