@@ -72,8 +72,6 @@ struct AllowedGap {
 };
 
 constexpr AllowedGap kIssue29Gaps[] = {
-    {"op LinearAttention-27 ", "LinearAttention-27 (issue 29: not yet)"},
-    {"op CausalConvWithState-27 ", "CausalConvWithState-27 (issue 29: not yet)"},
     {"op ai.onnx.preview.FlexAttention ", "the ai.onnx.preview domain's FlexAttention (issue 29: not yet)"},
     {" FLOAT8E8M0 (IR 12)", "the element type FLOAT8E8M0 (issue 29: not yet)"},
 };

@@ -1,6 +1,7 @@
 // bnorm's shape inference on small graphs: data propagation through
 // Shape -> Gather -> Concat -> Reshape (known and symbolic dims), what a
-// declaration keeps, unknown ops, and the merge after ONNX's inference.
+// declaration keeps, unknown ops, the merge after ONNX's inference, and the
+// rules of opset 27's LinearAttention and CausalConvWithState.
 #include <catch2/catch.hpp>
 
 #include "model/shape_infer/shape_infer.h"
@@ -116,4 +117,39 @@ TEST_CASE("ONNX's inference and bnorm's merged: Split-18 and Pad-18 outputs get 
   CHECK(text_of(m, "a") == "float[3,3,4]");
   CHECK(text_of(m, "b") == "float[2,3,4]");
   CHECK(text_of(m, "y") == "float[8,3,5]");
+}
+
+TEST_CASE("LinearAttention-27: output [B, T, Hq*dv] of query's type, present_state [B, Hkv, dk, dv] of past_state's",
+          "[infer][linear_attention]") {
+  for (const bool past : {false, true}) {
+    GraphBuilder b(27);
+    b.input("q", DType::float32, {0, 5, 8});  // 4 query heads of 2
+    b.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param(
+        "N");
+    b.input("k", DType::float32, {0, 5, 4});
+    b.input("v", DType::float32, {0, 5, 6});  // 2 value heads of 3
+    b.input("state", DType::float16, {1, 2, 2, 3});
+    auto& n = b.node("LinearAttention", {"q", "k", "v", past ? "state" : ""}, {"y", "present"});
+    set_attr(n, "q_num_heads", int64_t{4});
+    set_attr(n, "kv_num_heads", int64_t{2});
+    const ModelShapes s = infer_model_shapes(b.model().proto);
+    CHECK(value_of(s, b.model(), "y").text() == "float[N,5,12]");
+    CHECK(value_of(s, b.model(), "present").text() == (past ? "float16[N,2,2,3]" : "float[N,2,2,3]"));
+  }
+}
+
+TEST_CASE("CausalConvWithState-27: output of the input's shape, present_state [B, C, k - 1]",
+          "[infer][causal_conv_with_state]") {
+  GraphBuilder b(27);
+  b.input("x", DType::float16, {2, 4, 0});
+  b.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->set_dim_param(
+      "L");
+  b.input("w", DType::float16, {4, 1, 3});
+  b.input("w1", DType::float16, {4, 1, 1});
+  b.node("CausalConvWithState", {"x", "w"}, {"y", "present"});
+  b.node("CausalConvWithState", {"x", "w1"}, {"y1", "present1"});
+  const ModelShapes s = infer_model_shapes(b.model().proto);
+  CHECK(value_of(s, b.model(), "y").text() == "float16[2,4,L]");
+  CHECK(value_of(s, b.model(), "present").text() == "float16[2,4,2]");
+  CHECK(value_of(s, b.model(), "present1").text() == "float16[2,4,0]");
 }

@@ -2,7 +2,8 @@
 // QLinearConv, ConvTranspose (output_shape, output_padding), MaxPool,
 // AveragePool, LpPool (kernel_shape, pads, strides, dilations, auto_pad,
 // ceil_mode), the global pools, Gemm, MatMul (numpy rules for 1-D and
-// batch dims), MatMulInteger, QLinearMatMul.
+// batch dims), MatMulInteger, QLinearMatMul, CausalConvWithState (output: the input's shape; present_state
+// [batch, channels, k - 1] from the weight [channels, 1, k]).
 //
 //   out = floor((in + pad_begin + pad_end - ((k - 1) * dilation + 1)) / stride) + 1   (ceil with ceil_mode)
 //   SAME_UPPER / SAME_LOWER: ceil(in / stride); VALID: pads 0
@@ -163,6 +164,23 @@ void matmul(NodeCtx& c, int32_t elem) {
   c.set(0, elem, d);
 }
 
+void causal_conv_with_state(NodeCtx& c) {
+  const auto* x = c.shape(0);
+  const auto* w = c.shape(1);
+  const int32_t e = c.elem(0);
+  c.set(0, e, x ? *x : std::vector<InferredDim>(3));
+  InferredDim batch, channels, carry;
+  if (x && x->size() == 3) {
+    batch = (*x)[0];
+    channels = (*x)[1];
+  }
+  if (w && w->size() == 3) {
+    if (channels.unknown()) channels = (*w)[0];
+    if ((*w)[2].known() && (*w)[2].value >= 1) carry = InferredDim::of((*w)[2].value - 1);
+  }
+  c.set(1, e, std::vector<InferredDim>{batch, channels, carry});
+}
+
 }  // namespace
 
 void add_nn_rules(RuleTable& t) {
@@ -171,6 +189,7 @@ void add_nn_rules(RuleTable& t) {
   t["QLinearConv"] = [](NodeCtx& c) { conv(c, 3, c.elem(7)); };
   t["DeformConv"] = [](NodeCtx& c) { conv(c, 1, c.elem(0)); };
   t["ConvTranspose"] = conv_transpose;
+  t["CausalConvWithState"] = causal_conv_with_state;
   t["MaxPool"] = t["AveragePool"] = t["LpPool"] = [](NodeCtx& c) {
     const auto* x = c.shape(0);
     spatial(c, x && x->size() > 1 ? (*x)[1] : InferredDim{}, attr_ints(c.node, "kernel_shape"), c.elem(0), true);

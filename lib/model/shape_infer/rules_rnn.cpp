@@ -2,7 +2,8 @@
 // and LSTM's Y_c from hidden_size and the direction count), Attention
 // (3-D inputs [batch, seq, heads * head_size] with q_num_heads and
 // kv_num_heads, or 4-D [batch, heads, seq, head_size]; past keys and values
-// add their sequence), and RotaryEmbedding (its input's shape).
+// add their sequence), RotaryEmbedding (its input's shape), and LinearAttention (3-D packed inputs, the state
+// [batch, kv_num_heads, d_k, d_v] in past_state's type, else query's).
 //
 //   layout 0: X [seq, batch, input]  Y [seq, dirs, batch, hidden]  Y_h [dirs, batch, hidden]
 //   layout 1: X [batch, seq, input]  Y [batch, seq, dirs, hidden]  Y_h [batch, dirs, hidden]
@@ -75,11 +76,30 @@ void attention(NodeCtx& c) {
   c.set(3, e, std::vector<InferredDim>{batch, q_heads, q_seq, total});
 }
 
+// query [B, T, Hq*dk], value [B, T, Hkv*dv] -> output [B, T, Hq*dv], present_state [B, Hkv, dk, dv].
+void linear_attention(NodeCtx& c) {
+  const auto* q = c.shape(0);
+  const auto* v = c.shape(2);
+  const int64_t hq = attr_int(c.node, "q_num_heads", 0), hkv = attr_int(c.node, "kv_num_heads", 0);
+  InferredDim batch, seq, dk, dv;
+  if (q && q->size() == 3) {
+    batch = (*q)[0];
+    seq = (*q)[1];
+    dk = divided((*q)[2], hq);
+  }
+  if (v && v->size() == 3) dv = divided((*v)[2], hkv);
+  const InferredDim width = dv.known() && hq > 0 ? InferredDim::of(hq * dv.value) : InferredDim{};
+  c.set(0, c.elem(0), std::vector<InferredDim>{batch, seq, width});
+  const int32_t state = c.has_input(3) ? c.elem(3) : c.elem(0);
+  c.set(1, state, std::vector<InferredDim>{batch, hkv > 0 ? InferredDim::of(hkv) : InferredDim{}, dk, dv});
+}
+
 }  // namespace
 
 void add_rnn_rules(RuleTable& t) {
   t["RNN"] = t["GRU"] = t["LSTM"] = recurrent;
   t["Attention"] = attention;
+  t["LinearAttention"] = linear_attention;
   t["RotaryEmbedding"] = [](NodeCtx& c) {
     c.set(0, c.elem(0), c.shape(0) ? std::optional(*c.shape(0)) : std::nullopt);
   };

@@ -1,5 +1,5 @@
-// The op functions of Attention and RotaryEmbedding (one per behaviour; their versions are the rows of
-// register.cpp).
+// The op functions of Attention, RotaryEmbedding and LinearAttention (one per behaviour; their versions are the
+// rows of register.cpp).
 #pragma once
 
 #include "eval/run/op.h"
@@ -8,5 +8,6 @@ namespace bnorm::eval {
 
 Tensors op_attention(const OpContext& ctx);
 Tensors op_rotary_embedding(const OpContext& ctx);
+Tensors op_linear_attention(const OpContext& ctx);  // linear_attention.cpp
 
 }  // namespace bnorm::eval

@@ -7,5 +7,6 @@ namespace bnorm::eval {
 
 Tensors op_conv(const OpContext& ctx);
 Tensors op_conv_transpose(const OpContext& ctx);
+Tensors op_causal_conv_with_state(const OpContext& ctx);  // causal_conv_with_state.cpp
 
 }  // namespace bnorm::eval

@@ -8,6 +8,7 @@ namespace bnorm::eval {
 void add_nn_conv_ops(OpRegistry& r) {
   r.add("Conv", 1, 22, op_conv);
   r.add("ConvTranspose", 1, 22, op_conv_transpose);
+  r.add("CausalConvWithState", 27, 27, op_causal_conv_with_state);
 }
 
 }  // namespace bnorm::eval
