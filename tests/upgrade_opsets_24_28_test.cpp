@@ -302,7 +302,7 @@ TEST_CASE("Attention-25's window becomes part of attn_mask at 24 and 23 (the sam
   }
 }
 
-TEST_CASE("CumProd, BitCast, LinearAttention and CausalConvWithState are refused below their opset, each with why",
+TEST_CASE("CumProd, BitCast and LinearAttention are refused below their opset, each with why",
           "[upgrade][opset28]") {
   struct Case {
     const char* op;
@@ -314,7 +314,6 @@ TEST_CASE("CumProd, BitCast, LinearAttention and CausalConvWithState are refused
       {"CumProd", 26, {"x", "axis"}, "no exact form"},
       {"BitCast", 26, {"x"}, "reinterprets bits"},
       {"LinearAttention", 27, {"x", "x", "x"}, "recurrence"},
-      {"CausalConvWithState", 27, {"x", "x"}, "recurrence"},
   };
   for (const auto& c : cases) {
     INFO(c.op);
@@ -328,7 +327,6 @@ TEST_CASE("CumProd, BitCast, LinearAttention and CausalConvWithState are refused
       set_attr(n, "kv_num_heads", int64_t{1});
       n.add_output("state");
     }
-    if (std::string(c.op) == "CausalConvWithState") n.add_output("state");
     add_output(g(m), "y", DType::float32, {1, 2, 4});
     const std::string e = upgrade_error_of(m, c.opset - 1);
     INFO(e);
@@ -336,6 +334,50 @@ TEST_CASE("CumProd, BitCast, LinearAttention and CausalConvWithState are refused
     CHECK(e.find(fmt::format("op '{}' does not exist at opset {}", c.op, c.opset - 1)) != std::string::npos);
     CHECK(e.find(c.why) != std::string::npos);
   }
+}
+
+TEST_CASE("CausalConvWithState-27 below 27 is Concat or Pad, Conv and Slice: the op's numbers within rounding, "
+          "with and without a past, a bias, SiLU, k = 1", "[upgrade][opset28]") {
+  struct Case {
+    int64_t k;
+    bool past, bias;
+    const char* act;
+  };
+  for (const Case c : {Case{3, false, false, "none"}, Case{3, true, true, "silu"}, Case{4, true, false, "swish"},
+                       Case{1, false, true, "none"}, Case{2, false, true, "silu"}}) {
+    INFO("k " << c.k << " past " << c.past << " bias " << c.bias << " " << c.act);
+    Model m = net(27);
+    input(m, "x", DType::float32, {2, 3, 5});
+    constant(m, "w", DType::float32, {3, 1, c.k}, 0.3);
+    std::vector<std::string> in{"x", "w", c.bias ? "b" : "", c.past ? "past" : ""};
+    if (c.bias) constant(m, "b", DType::float32, {3}, -0.2);
+    if (c.past) input(m, "past", DType::float32, {2, 3, c.k - 1});
+    while (in.back().empty()) in.pop_back();
+    auto& n = node(m, "CausalConvWithState", in, {"y", "state"}, "conv");
+    n.add_attribute()->CopyFrom(onnx::AttributeProto());
+    n.mutable_attribute(0)->set_name("activation");
+    n.mutable_attribute(0)->set_type(onnx::AttributeProto::STRING);
+    n.mutable_attribute(0)->set_s(c.act);
+    add_output(g(m), "y", DType::float32, {2, 3, 5});
+    add_output(g(m), "state", DType::float32, {2, 3, c.k - 1});
+    for (const int64_t to : {26, 17, 11}) {
+      INFO("to " << to);
+      const Model low = converted(m, to);
+      CHECK_FALSE(has_op(low, "CausalConvWithState"));
+      CHECK(has_op(low, "Conv"));
+      expect_same_outputs(m, low);
+    }
+  }
+  // Pad with its pads as an input starts at 11.
+  Model m = net(27);
+  input(m, "x", DType::float32, {1, 2, 4});
+  constant(m, "w", DType::float32, {2, 1, 2}, 0.5);
+  node(m, "CausalConvWithState", {"x", "w"}, {"y"}, "conv");
+  add_output(g(m), "y", DType::float32, {1, 2, 4});
+  const std::string e = upgrade_error_of(m, 10);
+  INFO(e);
+  CHECK(e.find("'conv'") != std::string::npos);
+  CHECK(e.find("Pad with its pads as an input") != std::string::npos);
 }
 
 TEST_CASE("a float model at 17 goes up to 28 and back with the same bits, the default target stays 15",

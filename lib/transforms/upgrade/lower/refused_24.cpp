@@ -8,8 +8,9 @@
 //                           integer product comes back off by units) and needs Log of zeros and
 //                           negatives; no other op of opsets <= 25 accumulates a product
 //   BitCast-26              no op before 26 reinterprets bits: Cast converts values
-//   LinearAttention-27,     a recurrence over the sequence (chunked state updates); written as
-//   CausalConvWithState-27  older ops it would need a Loop: not written
+//   LinearAttention-27      a recurrence over the sequence (state updates token by token); its
+//                           function body is a Scan, which bnorm does not write
+// (CausalConvWithState-27 is lowered: causalconv_27.cpp.)
 //
 // Before: the node. After: nothing; Error(unsupported) naming the node.
 #include <fmt/format.h>
@@ -25,7 +26,7 @@ void lower_refused_24(NormSite& s, int64_t) {
               "units) and Log has no value at zero or below; no op before 26 accumulates a product");
   }
   if (op == "BitCast") refuse(s, "no op before opset 26 reinterprets bits (Cast converts values)");
-  refuse(s, fmt::format("{} is a recurrence over the sequence that older ops could only write with a Loop, which "
+  refuse(s, fmt::format("{} is a recurrence over the sequence that older ops could only write with a Scan, which "
                         "bnorm does not write", op));
 }
 
