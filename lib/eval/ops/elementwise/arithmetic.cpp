@@ -7,14 +7,16 @@
 // integer types compute in their own type (wrapping, as numpy does;
 // integer division by zero is an error).
 //
-// Cast/CastLike: every numeric type bnorm holds, to and from (strings,
-// complex and float8e8m0 refused as unsupported). Versions: 19 added float8
-// types and `saturate` (default 1), 21 int4/uint4, 23 float4e2m1, 24
-// float8e8m0 (refused), 25 int2/uint2. Floating results round once to
-// nearest even (bfloat16 too, as ONNX specifies); float8 out of range
-// values per the spec's tables (kernels/minifloat.h); integer to integer
-// wraps, float to integer truncates toward zero; to the 4-bit and 2-bit
-// integer types both keep the low bits (below).
+// Cast/CastLike: every numeric type bnorm holds, to and from (strings and
+// complex refused as unsupported). Versions: 19 added float8 types and
+// `saturate` (default 1), 21 int4/uint4, 23 float4e2m1, 24 float8e8m0 and
+// `round_mode` ("up" by default, "down", "nearest"), 25 int2/uint2.
+// Floating results round once to nearest even (bfloat16 too, as ONNX
+// specifies); float8 out of range values per the spec's tables
+// (kernels/minifloat.h); float8e8m0 as round_mode and saturate say, from
+// the exact value (kernels/e8m0.h); integer to integer wraps, float to
+// integer truncates toward zero; to the 4-bit and 2-bit integer types both
+// keep the low bits (below).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -27,6 +29,7 @@
 #include "model/buffer_pool.h"
 #include "eval/ops/elementwise/ops.h"
 #include "eval/ops/elementwise/broadcast.h"
+#include "kernels/e8m0.h"
 
 namespace bnorm::eval {
 
@@ -144,6 +147,7 @@ Elem load_elem(const Tensor& t, int64_t i) {
     case DType::float8e4m3fnuz:
     case DType::float8e5m2:
     case DType::float8e5m2fnuz:
+    case DType::float8e8m0:
     case DType::float4e2m1: return {minifloat_value(t.dtype, t.data<uint8_t>()[i])};
     case DType::int2:
     case DType::int4:
@@ -192,10 +196,18 @@ uint8_t to_low_bits(const Elem& e, bool is_signed, int width) {
   return v;
 }
 
+// How a value becomes a float8 or float8e8m0 element.
+struct Rounding {
+  bool saturate = true;
+  kernels::E8m0Round e8m0 = kernels::E8m0Round::up;
+};
+
 // Floating targets round once to nearest even from the exact value (a
 // double is not first rounded to float, nor a float to bfloat16 by
-// truncation); float8 overflow follows the Cast tables for `saturate`.
-void store_elem(Tensor& t, int64_t i, const Elem& e, bool saturate) {
+// truncation); float8 overflow follows the Cast tables for `saturate`;
+// float8e8m0 rounds the exact value (int64 too) as `round_mode` says.
+void store_elem(Tensor& t, int64_t i, const Elem& e, const Rounding& r) {
+  const bool saturate = r.saturate;
   const auto d = static_cast<double>(e.v);  // exact for every source except int64/uint64 past 2^53
   switch (t.dtype) {
     case DType::float32: t.data<float>()[i] = static_cast<float>(e.v); break;
@@ -207,6 +219,7 @@ void store_elem(Tensor& t, int64_t i, const Elem& e, bool saturate) {
     case DType::float8e5m2:
     case DType::float8e5m2fnuz:
     case DType::float4e2m1: t.data<uint8_t>()[i] = minifloat_bits(t.dtype, d, saturate); break;
+    case DType::float8e8m0: t.data<uint8_t>()[i] = kernels::to_e8m0(e.v, r.e8m0, saturate); break;
     case DType::int4: t.data<uint8_t>()[i] = to_low_bits(e, true, 4); break;
     case DType::uint4: t.data<uint8_t>()[i] = to_low_bits(e, false, 4); break;
     case DType::int2: t.data<uint8_t>()[i] = to_low_bits(e, true, 2); break;
@@ -225,20 +238,30 @@ void store_elem(Tensor& t, int64_t i, const Elem& e, bool saturate) {
 }
 
 // The version of Cast/CastLike that added a type (19: float8, 21: int4 and
-// uint4, 23: float4e2m1, 25: int2 and uint2); 0 for the older ones. A type
-// used before it existed makes the node invalid.
+// uint4, 23: float4e2m1, 24: float8e8m0, 25: int2 and uint2); 0 for the
+// older ones. A type used before it existed makes the node invalid.
 int version_adding(DType t) {
   if (is_float8(t)) return 19;
   if (t == DType::int4 || t == DType::uint4) return 21;
   if (t == DType::float4e2m1) return 23;
+  if (t == DType::float8e8m0) return 24;
   if (is_2bit(t)) return 25;
   return 0;
+}
+
+// Cast-24's `round_mode`, spelled as the spec does.
+kernels::E8m0Round e8m0_round_mode(const OpContext& ctx) {
+  const std::string mode = attr_string(*ctx.node, "round_mode", "up");
+  if (mode == "up") return kernels::E8m0Round::up;
+  if (mode == "down") return kernels::E8m0Round::down;
+  if (mode == "nearest") return kernels::E8m0Round::nearest;
+  fail(ErrorKind::input, "round_mode is '{}', must be 'up', 'down' or 'nearest'", mode);
 }
 
 Tensor cast_to(const OpContext& ctx, const Tensor& x, DType t) {
   const auto code = static_cast<int32_t>(t);
   if (code < 1 || code > 26) fail(ErrorKind::input, "'to' is {}, not a TensorProto data type", code);
-  // Strings: bnorm holds none; complex, float8e8m0: no Tensor form.
+  // Strings: bnorm holds none; complex: no Tensor form.
   if (dtype_size(t) == 0) fail(ErrorKind::unsupported, "Cast to {} is not supported", dtype_name(t));
   for (DType used : {x.dtype, t}) {
     if (ctx.version < version_adding(used)) {
@@ -246,8 +269,10 @@ Tensor cast_to(const OpContext& ctx, const Tensor& x, DType t) {
            version_adding(used), ctx.version);
     }
   }
-  // `saturate` (19+) only concerns float8 targets.
-  const bool saturate = ctx.version < 19 || attr_int(*ctx.node, "saturate", 1) != 0;
+  // `saturate` (19+) only concerns float8 targets, `round_mode` (24+) float8e8m0.
+  Rounding rounding;
+  rounding.saturate = ctx.version < 19 || attr_int(*ctx.node, "saturate", 1) != 0;
+  if (t == DType::float8e8m0) rounding.e8m0 = e8m0_round_mode(ctx);
   Tensor out(t, x.dims);
   const int64_t n = x.numel();
   // Integers to float, the dequantization of integer ops' results: one
@@ -259,7 +284,7 @@ Tensor cast_to(const OpContext& ctx, const Tensor& x, DType t) {
     if (x.dtype == DType::uint8) std::copy(x.data<uint8_t>(), x.data<uint8_t>() + n, y);
     return out;
   }
-  for (int64_t i = 0; i < n; ++i) store_elem(out, i, load_elem(x, i), saturate);
+  for (int64_t i = 0; i < n; ++i) store_elem(out, i, load_elem(x, i), rounding);
   return out;
 }
 
