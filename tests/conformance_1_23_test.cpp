@@ -75,7 +75,6 @@ constexpr AllowedGap kIssue29Gaps[] = {
     {"op Attention-24 ", "Attention-24 (issue 29: not yet)"},
     {"op LinearAttention-27 ", "LinearAttention-27 (issue 29: not yet)"},
     {"op CausalConvWithState-27 ", "CausalConvWithState-27 (issue 29: not yet)"},
-    {"op ai.onnx.preview.FlexAttention ", "the ai.onnx.preview domain's FlexAttention (issue 29: not yet)"},
 };
 
 const char* allowed_gap(const std::string& reason) {

@@ -8,5 +8,7 @@ namespace bnorm::eval {
 
 Tensors op_attention(const OpContext& ctx);
 Tensors op_rotary_embedding(const OpContext& ctx);
+// ai.onnx.preview.FlexAttention-1 (flex_attention.cpp; registered in run/preview_ops.cpp).
+Tensors op_flex_attention(const OpContext& ctx);
 
 }  // namespace bnorm::eval
