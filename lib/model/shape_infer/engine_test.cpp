@@ -117,3 +117,21 @@ TEST_CASE("ONNX's inference and bnorm's merged: Split-18 and Pad-18 outputs get 
   CHECK(text_of(m, "b") == "float[2,3,4]");
   CHECK(text_of(m, "y") == "float[8,3,5]");
 }
+
+TEST_CASE("ai.onnx.preview.FlexAttention gives Y (B, Hq, L, Ev) of Q's type; other preview ops stay unknown",
+          "[infer]") {
+  GraphBuilder b(26);
+  b.input("q", DType::float16, {2, 4, 3, 8});
+  b.input("k", DType::float16, {2, 2, 5, 8});
+  b.input("v", DType::float16, {2, 2, 5, 6});
+  b.node("FlexAttention", {"q", "k", "v"}, {"y"}, "flex").set_domain("ai.onnx.preview");
+  b.node("NoSuchOp", {"q"}, {"z"}, "other").set_domain("ai.onnx.preview");
+  b.output("y");
+  Model m = b.model();
+  auto* preview = m.proto.add_opset_import();
+  preview->set_domain("ai.onnx.preview");
+  preview->set_version(1);
+  const ModelShapes s = infer_model_shapes(m.proto);
+  CHECK(value_of(s, m, "y").text() == "float16[2,4,3,6]");
+  CHECK(value_of(s, m, "z").text() == "?[rank ?]");
+}
