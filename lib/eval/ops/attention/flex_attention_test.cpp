@@ -99,7 +99,8 @@ TEST_CASE("FlexAttention in double with a scale, and in float16 rounded once at 
               0, 1e-3);
 }
 
-TEST_CASE("FlexAttention runs score_mod on the float scores and prob_mod on the probabilities", "[eval][flexattention]") {
+TEST_CASE("FlexAttention runs score_mod on the float scores and prob_mod on the probabilities",
+          "[eval][flexattention]") {
   // score_mod adds [0, -inf, 1] along the keys: the second key is masked out.
   const Tensor bias = Tensor::from_f64(DType::float32, {3}, {0, -std::numeric_limits<double>::infinity(), 1});
   const Tensor s = run_flex(DType::float32, [&](onnx::NodeProto& n) {

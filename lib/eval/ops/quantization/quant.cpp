@@ -22,8 +22,9 @@
 // type is that type's correctly rounded division); int32 scales divide in
 // double. A float8e8m0 scale (a power of two, held exactly by float) is not
 // a type to divide in: without `precision`, Q divides in float (decision);
-// DQ needs `output_dtype`, since its output cannot be float8e8m0. The common case, float32 x with one float32 scale to or from
-// uint8/int8, runs kernels/quantize.h's loops, the same bits. DQ computes (x - zero point) exactly, converts it to float,
+// DQ needs `output_dtype`, since its output cannot be float8e8m0. The common
+// case, float32 x with one float32 scale to or from uint8/int8, runs
+// kernels/quantize.h's loops, the same bits. DQ computes (x - zero point) exactly, converts it to float,
 // multiplies in float and rounds once to the output type. Decision: a NaN
 // quotient quantizes to the zero point (the spec says nothing).
 #include <cmath>
