@@ -45,7 +45,8 @@ const char* numpy_format(DType t) {
     case DType::int32: return "i4";
     case DType::int64: return "i8";
     case DType::uint8: case DType::uint4: case DType::uint2: case DType::float4e2m1: case DType::float8e4m3fn:
-    case DType::float8e4m3fnuz: case DType::float8e5m2: case DType::float8e5m2fnuz: return "u1";
+    case DType::float8e4m3fnuz: case DType::float8e5m2: case DType::float8e5m2fnuz: case DType::float8e8m0:
+      return "u1";
     case DType::uint16: case DType::bfloat16: return "u2";
     case DType::uint32: return "u4";
     case DType::uint64: return "u8";

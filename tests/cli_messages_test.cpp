@@ -65,6 +65,14 @@ TEST_CASE("inspect names unnamed nodes, shows each op's resolved version and wha
   odd.mutable_graph()->mutable_node(0)->set_op_type("NoSuchOp");
   const auto o = run_cli({"inspect", save(tmp, "odd.onnx", odd).string()});
   CHECK_THAT(o.out, Catch::Contains("eval       cannot run NoSuchOp (1 node)"));
+  // ai.onnx.preview's FlexAttention runs; another op of that domain does not.
+  const std::string flex = testdata("onnx-node-1.23/test_flexattention_score_mod/model.onnx").string();
+  CHECK_THAT(run_cli({"inspect", flex}).out, Catch::Contains("eval       bnorm eval runs every node"));
+  onnx::ModelProto other;
+  REQUIRE(other.ParseFromString(read_file(flex)));
+  other.mutable_graph()->mutable_node(0)->set_op_type("FlexDecoding");
+  CHECK_THAT(run_cli({"inspect", save(tmp, "other.onnx", other).string()}).out,
+             Catch::Contains("eval       cannot run ai.onnx.preview.FlexDecoding (1 node)"));
 }
 
 TEST_CASE("InstanceNormalization's types are shown as its schema names them: T only, from its parameters when X's is "

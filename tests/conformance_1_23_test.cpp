@@ -3,11 +3,10 @@
 // through the runner `bnorm eval DIR` uses. What this asserts:
 // - no folder fails: every output of every data set agrees (ONNX's backend
 //   tolerances, rtol 1e-3 and atol 1e-7) or the folder is skipped;
-// - a folder is skipped only for a reason listed below, each with why: by
-//   its name's prefix, or (opsets 24 to 28, issue 29) by the op version or
-//   element type its skip reason names;
-// - at least 95% of the folders outside the normalization family and the
-//   issue-29 gaps pass.
+// - a folder is skipped only for a reason listed below, each with why, by
+//   its name's prefix (every op version and element type of opsets 24 to
+//   28 runs: none is skipped for its op or type);
+// - at least 95% of the folders outside the normalization family pass.
 #include <onnx/onnx_pb.h>
 
 #include <catch2/catch.hpp>
@@ -64,25 +63,6 @@ constexpr AllowedSkip kLeftOut[] = {
     {"test_identity_opt", "optional values (not yet)"},
 };
 
-// What opsets 24 to 28 add that bnorm eval does not run yet (issue 29):
-// a skip whose reason contains `what` is allowed. The rest of 24..28 runs.
-struct AllowedGap {
-  const char* what;  // in the skip reason
-  const char* why;
-};
-
-constexpr AllowedGap kIssue29Gaps[] = {
-    {"op ai.onnx.preview.FlexAttention ", "the ai.onnx.preview domain's FlexAttention (issue 29: not yet)"},
-    {" FLOAT8E8M0 (IR 12)", "the element type FLOAT8E8M0 (issue 29: not yet)"},
-};
-
-const char* allowed_gap(const std::string& reason) {
-  for (const auto& g : kIssue29Gaps) {
-    if (reason.find(g.what) != std::string::npos) return g.why;
-  }
-  return nullptr;
-}
-
 const char* allowed(const std::string& name, bool* norm_family) {
   for (const auto& a : kNormFamily) {
     if (name.rfind(a.prefix, 0) == 0) {
@@ -103,7 +83,6 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 28: none fails, skips only for
           "[eval][conformance][onnx-1.23]") {
   const fs::path root = fs::path(BNORM_SOURCE_DIR) / "testdata" / "onnx-node-1.23";
   int counted = 0, passed = 0, norm_family = 0;
-  std::map<std::string, int> gaps;  // why: folders skipped for it
   std::vector<std::string> problems;
   for (const auto& dir : bnorm::find_backend_tests(root)) {
     const std::string name = dir.filename().string();
@@ -121,13 +100,10 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 28: none fails, skips only for
         continue;
       }
     }
-    // Folders skipped for an issue-29 gap are counted apart, as the normalization family is.
-    const char* gap = r.skipped && !allowed_why ? allowed_gap(r.skip_reason) : nullptr;
-    if (gap) ++gaps[gap];
-    else if (in_norm) ++norm_family;
+    if (in_norm) ++norm_family;
     else ++counted;
     if (r.skipped) {
-      if (!allowed_why && !gap) problems.push_back(fmt::format("{}: skipped: {}", name, r.skip_reason));
+      if (!allowed_why) problems.push_back(fmt::format("{}: skipped: {}", name, r.skip_reason));
       continue;
     }
     bool ok = true;
@@ -142,11 +118,8 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 28: none fails, skips only for
     }
     if (ok && !in_norm) ++passed;
   }
-  std::vector<std::string> gap_counts;
-  for (const auto& [why, n] : gaps) gap_counts.push_back(fmt::format("{} {}", n, why));
-  INFO(fmt::format("{} folders outside the normalization family and issue 29's gaps, {} pass; {} in the family; "
-                   "skipped for issue 29: {}",
-                   counted, passed, norm_family, fmt::join(gap_counts, ", ")));
+  INFO(fmt::format("{} folders outside the normalization family, {} pass; {} in the family", counted, passed,
+                   norm_family));
   for (const auto& p : problems) UNSCOPED_INFO(p);
   CHECK(problems.empty());
   CHECK(counted > 1200);
@@ -156,11 +129,11 @@ TEST_CASE("ONNX 1.23's node tests at opsets up to 28: none fails, skips only for
 TEST_CASE("a test folder whose model uses an element type bnorm refuses at load is skipped with the type named",
           "[eval][conformance]") {
   bnorm::test::TempDir tmp;
-  const fs::path dir = tmp / "test_cast_FLOAT_to_FLOAT8E8M0";
+  const fs::path dir = tmp / "test_cast_FLOAT_to_TYPE27";
   fs::create_directories(dir / "test_data_set_0");
   onnx::ModelProto m;
-  m.set_ir_version(12);
-  m.add_opset_import()->set_version(24);
+  m.set_ir_version(13);
+  m.add_opset_import()->set_version(25);
   auto* g = m.mutable_graph();
   g->set_name("g");
   auto* n = g->add_node();
@@ -170,17 +143,17 @@ TEST_CASE("a test folder whose model uses an element type bnorm refuses at load 
   auto* to = n->add_attribute();
   to->set_name("to");
   to->set_type(onnx::AttributeProto::INT);
-  to->set_i(24);
+  to->set_i(27);
   auto* x = g->add_input();
   x->set_name("x");
   x->mutable_type()->mutable_tensor_type()->set_elem_type(1);
   auto* y = g->add_output();
   y->set_name("y");
-  y->mutable_type()->mutable_tensor_type()->set_elem_type(24);
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(27);
   std::string bytes;
   REQUIRE(m.SerializeToString(&bytes));
   bnorm::test::write_file(dir / "model.onnx", bytes);
   const auto r = bnorm::run_backend_test(dir, {});
   CHECK(r.skipped);
-  CHECK_THAT(r.skip_reason, Catch::Contains("FLOAT8E8M0 (IR 12)"));
+  CHECK_THAT(r.skip_reason, Catch::Contains("unknown to IR 13"));
 }

@@ -71,12 +71,11 @@ TEST_CASE("every conformance model round-trips through load and save unchanged",
 
 // testdata/ holds the generated models and ONNX 1.23's node tests (IR up to
 // 13 there, with fields ONNX 1.12's protobuf does not know: kept as unknown
-// fields, byte for byte; IR 13's int2 and uint2 repacked as they were).
-// Models using IR 12's FLOAT8E8M0 are refused at load by name, until issue
-// 29 adds it.
+// fields, byte for byte; IR 12's float8e8m0 and IR 13's int2 and uint2
+// written back as they were).
 TEST_CASE("every generated test model round-trips, every field kept", "[model][roundtrip]") {
   test::TempDir tmp;
-  int count = 0, newer_types = 0;
+  int count = 0;
   for (const auto& entry : fs::recursive_directory_iterator(test::testdata(""))) {
     const fs::path& p = entry.path();
     if (p.extension() != ".onnx" || p.parent_path().filename() == "external_bad") continue;
@@ -84,17 +83,7 @@ TEST_CASE("every generated test model round-trips, every field kept", "[model][r
     ++count;
     onnx::ModelProto reference;
     REQUIRE(reference.ParseFromString(test::read_file(p)));
-    Model m;
-    try {
-      m = load_model(p);
-    } catch (const Error& e) {
-      const std::string why = e.what();
-      INFO(why);
-      CHECK(e.kind() == ErrorKind::unsupported);
-      CHECK_THAT(why, Catch::Contains("FLOAT8E8M0 (IR 12), which bnorm does not handle"));
-      ++newer_types;
-      continue;
-    }
+    Model m = load_model(p);
     const bool external = m.has_external_data();
     save_model(m, tmp / "out.onnx");
     onnx::ModelProto reread;
@@ -108,7 +97,6 @@ TEST_CASE("every generated test model round-trips, every field kept", "[model][r
     }
   }
   CHECK(count >= 19);
-  CHECK(newer_types <= 4);  // the folders of ONNX 1.23's node tests that use it
 }
 
 TEST_CASE("deferred tensors decode to the bytes a full load gives, and survive saving over a copy", "[model][roundtrip]") {

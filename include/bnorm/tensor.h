@@ -5,7 +5,8 @@
 // float16 and bfloat16 elements are stored as their 16-bit patterns
 // (kernels::f16 / kernels::bf16). Element access goes through data<T>().
 //
-// The float8 types (IR 9) hold one bit pattern per byte. The 4-bit types
+// The float8 types (IR 9) and float8e8m0 (IR 12) hold one bit pattern per
+// byte. The 4-bit types
 // (int4, uint4: IR 10; float4e2m1: IR 11) are held UNPACKED, one element
 // per byte, so every op that moves elements by dtype_size() works on them
 // unchanged: int4 as an int8 in [-8, 7], uint4 as a uint8 in [0, 15],
@@ -49,7 +50,7 @@ enum class DType : int32_t {
   uint4 = 21,
   int4 = 22,
   float4e2m1 = 23,
-  // 24 is FLOAT8E8M0 (IR 12), which bnorm does not hold.
+  float8e8m0 = 24,  // unsigned powers of two 2^-127..2^127, 0xFF NaN (kernels/e8m0.h)
   uint2 = 25,
   int2 = 26,
 };
@@ -69,12 +70,13 @@ bool is_4bit(DType t);
 bool is_2bit(DType t);
 // The bits of one element of a type packed below a byte (4 or 2), else 0.
 int packed_bits(DType t);
-// The value of the bit pattern `bits` of float8 or float4e2m1 type `t`
-// (exact; NaN for NaN patterns).
+// The value of the bit pattern `bits` of float8, float8e8m0 or float4e2m1
+// type `t` (exact; NaN for NaN patterns).
 double minifloat_value(DType t, uint8_t bits);
 // `v` rounded once (to nearest even) to float8 or float4e2m1 type `t`, out
 // of range values as ONNX's Cast tables say for `saturate`
-// (kernels/minifloat.h). Error(unsupported) for other types.
+// (kernels/minifloat.h); float8e8m0 rounds to the nearest power of two,
+// ties up (kernels/e8m0.h). Error(unsupported) for other types.
 uint8_t minifloat_bits(DType t, double v, bool saturate);
 
 struct Tensor {
@@ -105,7 +107,8 @@ struct Tensor {
   // A tensor of `t` whose elements are `values` rounded once to `t`
   // (round to nearest even for floating types, overflow to infinity, or
   // to NaN for float8 types without one (Cast with saturate = 0); float4e2m1
-  // saturates. Saturating truncation toward zero for integers is NOT done:
+  // saturates; float8e8m0 takes the nearest power of two, ties up, NaN out
+  // of its range). Saturating truncation toward zero for integers is NOT done:
   // integers, int4, uint4, int2 and uint2 included, must be exact).
   static Tensor from_f64(DType t, std::vector<int64_t> shape, const std::vector<double>& values,
                          std::string tensor_name = {});

@@ -30,13 +30,8 @@ namespace bnorm {
 namespace {
 
 
-// Element types bnorm does not hold, with the IR version that added them.
-const char* newer_type_name(int32_t elem_type) {
-  switch (elem_type) {
-    case 24: return "FLOAT8E8M0 (IR 12)";
-    default: return elem_type > 26 ? "unknown to IR 13" : nullptr;
-  }
-}
+// Element types bnorm does not hold: those newer than IR 13.
+const char* newer_type_name(int32_t elem_type) { return elem_type > 26 ? "unknown to IR 13" : nullptr; }
 
 void refuse_newer_type(int32_t elem_type, const std::string& what) {
   if (const char* n = newer_type_name(elem_type)) {

@@ -30,9 +30,9 @@ class SourceFile;
 // Newest IR version this build reads: 13 (ONNX 1.23's onnx.proto; 14 is
 // unpublished). ONNX 1.12 writes 8. Fields newer than ONNX 1.12's protobuf
 // (IR 10's and 11's additions) are kept by protobuf as unknown fields, byte
-// for byte, and written back unchanged. IR 13's UINT2 and INT2 are held
-// (model/tensor.h); IR 12's FLOAT8E8M0 is refused by name where a model
-// uses it.
+// for byte, and written back unchanged. IR 12's FLOAT8E8M0 and IR 13's
+// UINT2 and INT2 are held (model/tensor.h); element types past IR 13 are
+// refused by name where a model uses them.
 inline constexpr int64_t kNewestIrVersion = 13;
 
 struct Model {

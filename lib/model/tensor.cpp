@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "model/buffer_pool.h"
 #include "kernels/half.h"
+#include "kernels/e8m0.h"
 #include "kernels/minifloat.h"
 
 // Tensor bytes are little-endian and are read and written with memcpy into
@@ -76,7 +77,8 @@ size_t dtype_size(DType t) {
     case DType::float8e4m3fn:
     case DType::float8e4m3fnuz:
     case DType::float8e5m2:
-    case DType::float8e5m2fnuz: return 1;
+    case DType::float8e5m2fnuz:
+    case DType::float8e8m0: return 1;
     case DType::uint4:
     case DType::int4:
     case DType::float4e2m1:
@@ -109,6 +111,7 @@ std::string dtype_name(DType t) {
     case DType::float8e4m3fnuz: return "float8e4m3fnuz";
     case DType::float8e5m2: return "float8e5m2";
     case DType::float8e5m2fnuz: return "float8e5m2fnuz";
+    case DType::float8e8m0: return "float8e8m0";
     case DType::uint4: return "uint4";
     case DType::int4: return "int4";
     case DType::float4e2m1: return "float4e2m1";
@@ -150,12 +153,14 @@ bool minifloat_of(DType t, kernels::Minifloat* f) {
 }  // namespace
 
 double minifloat_value(DType t, uint8_t bits) {
+  if (t == DType::float8e8m0) return kernels::e8m0_to_f64(bits);
   kernels::Minifloat f;
   if (!minifloat_of(t, &f)) fail(ErrorKind::unsupported, "type {} is not a float8 or float4 type", dtype_name(t));
   return kernels::minifloat_to_f64(bits, f);
 }
 
 uint8_t minifloat_bits(DType t, double v, bool saturate) {
+  if (t == DType::float8e8m0) return kernels::to_e8m0(v, kernels::E8m0Round::nearest, saturate);
   kernels::Minifloat f;
   if (!minifloat_of(t, &f)) fail(ErrorKind::unsupported, "type {} is not a float8 or float4 type", dtype_name(t));
   return kernels::f64_to_minifloat(v, f, saturate);
@@ -291,6 +296,7 @@ std::vector<double> Tensor::to_f64() const {
       case DType::float8e4m3fnuz:
       case DType::float8e5m2:
       case DType::float8e5m2fnuz:
+      case DType::float8e8m0:
       case DType::float4e2m1: out[i] = minifloat_value(dtype, load<uint8_t>(p)); break;
       case DType::undefined:
       case DType::string: break;  // size 0, refused above
@@ -342,6 +348,7 @@ Tensor Tensor::from_f64(DType t, std::vector<int64_t> shape, const std::vector<d
       case DType::float8e4m3fnuz:
       case DType::float8e5m2:
       case DType::float8e5m2fnuz:
+      case DType::float8e8m0:
       case DType::float4e2m1: store<uint8_t>(p, minifloat_bits(t, v, false)); break;
       case DType::boolean:
         if (v != 0.0 && v != 1.0) {

@@ -67,6 +67,7 @@ void int32_range(DType t, int64_t* lo, int64_t* hi) {
     case DType::float8e4m3fnuz:
     case DType::float8e5m2:
     case DType::float8e5m2fnuz:
+    case DType::float8e8m0:
     case DType::int4:
     case DType::uint4:
     case DType::float4e2m1:

@@ -3,7 +3,7 @@
 // Decoding accepts every storage ONNX allows for the types bnorm holds:
 // raw_data (little-endian), the typed fields (float_data, double_data,
 // int32_data -- which also carries int8/int16/uint8/uint16/bool, the bit
-// patterns of float16/bfloat16/float8, and bytes of two packed 4-bit or
+// patterns of float16/bfloat16/float8/float8e8m0, and bytes of two packed 4-bit or
 // four packed 2-bit elements --, int64_data, uint64_data -- uint32 and
 // uint64 --) and external data (read from a side file next to the model).
 // Declared dims are checked against the data size before any allocation.

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "eval/run/evaluator.h"
+#include "eval/run/preview_ops.h"
 #include "model/graph_index.h"
 #include "model/shape_infer/shape_infer.h"
 #include "model/node_label.h"
@@ -298,7 +299,8 @@ InspectReport inspect(const Model& model) {
       const std::string key = onnx_op ? node.op_type() : node.domain() + "." + node.op_type();
       ++r.op_counts[key];
       r.op_versions[key] = onnx_op ? op_version_at(node.op_type(), r.default_opset) : 0;
-      if (!onnx_op || !eval_supports(node.op_type(), r.default_opset)) ++eval_missing[key];
+      const bool preview = eval::is_preview_domain(node.domain()) && eval::find_preview_op(node.op_type());
+      if (!preview && (!onnx_op || !eval_supports(node.op_type(), r.default_opset))) ++eval_missing[key];
       if (is_family_norm(node)) {
         r.norms.push_back(describe_family(index, *scope, node, node_index, r.default_opset));
         continue;

@@ -6,7 +6,8 @@ carries the ONNX type in its metadata (dtype.metadata == {"onnx_type": NAME}):
 
     bfloat16                    uint16, the 16-bit pattern
     float8e4m3fn, float8e4m3fnuz,
-    float8e5m2, float8e5m2fnuz  uint8, the 8-bit pattern
+    float8e5m2, float8e5m2fnuz,
+    float8e8m0                  uint8, the 8-bit pattern
     float4e2m1                  uint8, the 4-bit pattern in the low bits, one element per byte
     int4                        int8 in [-8, 7], one element per byte (unpacked)
     uint4                       uint8 in [0, 15], one element per byte (unpacked)
@@ -23,6 +24,7 @@ ONNX_TYPES = {
     "float": 1, "uint8": 2, "int8": 3, "uint16": 4, "int16": 5, "int32": 6, "int64": 7, "bool": 9,
     "float16": 10, "double": 11, "uint32": 12, "uint64": 13, "bfloat16": 16, "float8e4m3fn": 17,
     "float8e4m3fnuz": 18, "float8e5m2": 19, "float8e5m2fnuz": 20, "uint4": 21, "int4": 22, "float4e2m1": 23,
+    "float8e8m0": 24,
 }
 TYPE_NAMES = {code: name for name, code in ONNX_TYPES.items()}
 
@@ -39,7 +41,7 @@ _DTYPE_OF = {code: dtype for dtype, code in _NUMPY.items()}
 RAW = {
     "bfloat16": (np.uint16, None),
     "float8e4m3fn": (np.uint8, None), "float8e4m3fnuz": (np.uint8, None),
-    "float8e5m2": (np.uint8, None), "float8e5m2fnuz": (np.uint8, None),
+    "float8e5m2": (np.uint8, None), "float8e5m2fnuz": (np.uint8, None), "float8e8m0": (np.uint8, None),
     "float4e2m1": (np.uint8, (0, 15)),
     "int4": (np.int8, (-8, 7)),
     "uint4": (np.uint8, (0, 15)),

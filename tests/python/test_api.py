@@ -227,7 +227,7 @@ class DTypes(Base):
         for given in (y, y.view(np.uint16), bnorm.raw(y.view(np.uint16), "bfloat16")):
             np.testing.assert_array_equal(bnorm.eval(back, {"x": given})["y"], want)
 
-    def test_float8_int4_uint4_and_float4_are_raw_views_of_their_bits(self):
+    def test_float8_int4_uint4_float4_and_e8m0_are_raw_views_of_their_bits(self):
         cases = [
             ("float8e4m3fn", 17, np.arange(0, 256, 37, dtype=np.uint8), 21, 10),
             ("float8e4m3fnuz", 18, np.arange(0, 256, 41, dtype=np.uint8), 21, 10),
@@ -236,6 +236,7 @@ class DTypes(Base):
             ("uint4", 21, np.array([0, 1, 7, 8, 15, 3], np.uint8), 21, 10),
             ("int4", 22, np.array([-8, -1, 0, 1, 7, 3], np.int8), 21, 10),
             ("float4e2m1", 23, np.array([0, 1, 6, 9, 15, 7], np.uint8), 23, 11),
+            ("float8e8m0", 24, np.arange(0, 256, 31, dtype=np.uint8), 24, 12),
         ]
         for name, code, bits, opset, ir in cases:
             with self.subTest(name):

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "eval/run/evaluator.h"
+#include "eval/run/preview_ops.h"
 #include "model/model.h"
 #include "model/norm_op.h"
 #include "model/op_versions.h"
@@ -91,6 +92,7 @@ std::string first_unsupported_op(const fs::path& model_path) {
   for_each_graph(model.proto.graph(), "main", [&](const onnx::GraphProto& g, const std::string&) {
     for (const auto& n : g.node()) {
       if (!missing.empty()) return;
+      if (eval::is_preview_domain(n.domain()) && eval::find_preview_op(n.op_type())) continue;
       if (!is_default_domain(n.domain())) missing = n.domain() + "." + n.op_type();
       else if (!eval_supports(n.op_type(), opset)) {
         const int v = op_version_at(n.op_type(), opset);

@@ -12,7 +12,9 @@ namespace bnorm {
 
 namespace {
 
-bool is_real(DType t) { return is_floating(t) || is_float8(t) || t == DType::float4e2m1; }
+bool is_real(DType t) {
+  return is_floating(t) || is_float8(t) || t == DType::float8e8m0 || t == DType::float4e2m1;
+}
 
 // Nearest rank: the smallest value with at least p of the elements at or below it.
 double quantile(std::vector<double>& e, double p) {
@@ -196,7 +198,7 @@ void ScaledDiff::merge(const ScaledDiff& o) {
 
 double scaled_tolerance(DType t) {
   if (t == DType::float16 || t == DType::bfloat16) return 1e-2;
-  if (is_float8(t) || is_4bit(t) || is_2bit(t)) return 0.25;
+  if (is_float8(t) || t == DType::float8e8m0 || is_4bit(t) || is_2bit(t)) return 0.25;
   return 1e-3;
 }
 

@@ -27,6 +27,7 @@
 #include "eval/run/inputs.h"
 #include "eval/run/op.h"
 #include "eval/run/plan.h"
+#include "eval/run/preview_ops.h"
 #include "eval/run/scope.h"
 #include "eval/run/supported.h"
 #include "model/node_label.h"
@@ -90,6 +91,7 @@ class Runner {
   // The node's schema version (check_supported has refused every node
   // without one before anything runs).
   int op_version(const onnx::NodeProto& n) const {
+    if (eval::is_preview_domain(n.domain())) return 1;
     const int v = resolve_op(n.op_type(), opset_).version;
     if (!v) fail(ErrorKind::input, "op '{}' does not exist at opset {}", n.op_type(), opset_);
     return v;
@@ -252,7 +254,8 @@ std::vector<int> Runner::run_node(const onnx::GraphProto& g, const Plan& p, int 
     // residual Add, activation or SiLU; a Gemm's or MatMul's activation).
     eval::Epilogue epilogue;
     epilogue.choose(g, p, i, opset_, env, ctx);
-    const eval::OpFn fn = eval::find_op(n.op_type(), ctx.version);
+    const eval::OpFn fn = eval::is_preview_domain(n.domain()) ? eval::find_preview_op(n.op_type())
+                                                              : eval::find_op(n.op_type(), ctx.version);
     if (!fn) fail(ErrorKind::unsupported, "{}-{} is not implemented", n.op_type(), ctx.version);
     Tensors out;
     if (n.op_type() == "Identity" && ctx.value(0) && !ctx.value(0)->is_tensor()) {

@@ -19,7 +19,7 @@ bool narrow_floating(int32_t t) {
 
 bool outside_float64(int32_t t) {
   const auto d = static_cast<DType>(t);
-  return is_float8(d) || is_4bit(d) || is_2bit(d);
+  return is_float8(d) || d == DType::float8e8m0 || is_4bit(d) || is_2bit(d);
 }
 
 // Ops whose results are integer codes rounded from float inputs.

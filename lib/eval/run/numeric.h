@@ -74,6 +74,7 @@ std::vector<T> load_values(const Tensor& t) {
     case DType::float8e4m3fnuz:
     case DType::float8e5m2:
     case DType::float8e5m2fnuz:
+    case DType::float8e8m0:
     case DType::float4e2m1: {
       const auto* p = t.data<uint8_t>();
       for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(minifloat_value(t.dtype, p[i]));
@@ -100,7 +101,8 @@ const T* values_as(const Tensor& t, std::vector<T>& keep) {
 }
 
 // Stores `v` (out.numel() values) into floating tensor `out`, rounding once
-// (float8 types: overflow to infinity or NaN, as Tensor::from_f64).
+// (float8 types: overflow to infinity or NaN, as Tensor::from_f64; float8e8m0:
+// the nearest power of two).
 template <typename T>
 void store_values(Tensor& out, const T* v) {
   const int64_t n = out.numel();
@@ -129,6 +131,7 @@ void store_values(Tensor& out, const T* v) {
     case DType::float8e4m3fnuz:
     case DType::float8e5m2:
     case DType::float8e5m2fnuz:
+    case DType::float8e8m0:
     case DType::float4e2m1: {
       auto* p = out.data<uint8_t>();
       for (int64_t i = 0; i < n; ++i) p[i] = minifloat_bits(out.dtype, static_cast<double>(v[i]), false);

@@ -267,6 +267,9 @@ std::map<std::string, Tensor> random_inputs(const Model& model, uint64_t seed,
     } else if (is_floating(p.dtype)) {
       // 53 random bits -> [0, 1) -> [-1, 1): the same on every platform.
       for (auto& x : v) x = std::ldexp(static_cast<double>(rng() >> 11), -52) - 1.0;
+    } else if (p.dtype == DType::float8e8m0) {
+      // Powers of two 2^-4 .. 2^3: float8e8m0 has no zero.
+      for (auto& x : v) x = std::ldexp(1.0, static_cast<int>(rng() % 8u) - 4);
     } else if (p.dtype == DType::boolean) {
       for (auto& x : v) x = static_cast<double>(rng() & 1u);
     } else {

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "eval/run/op.h"
+#include "eval/run/preview_ops.h"
 #include "model/node_label.h"
 #include "model/norm_op.h"
 #include "model/attr_values.h"
@@ -20,6 +21,7 @@ namespace {
 
 // Why bnorm eval cannot run `n`, or "" when it can.
 std::string unsupported_reason(const onnx::NodeProto& n, int64_t opset) {
+  if (is_preview_domain(n.domain()) && find_preview_op(n.op_type())) return "";
   if (!is_default_domain(n.domain())) {
     return fmt::format("op '{}.{}' is not supported by bnorm eval (domain '{}')", n.domain(), n.op_type(),
                        n.domain());

@@ -166,9 +166,10 @@ class Pass {
       }
       return r;
     };
-    if (is_default_domain(n.domain())) {
-      c.version = op_version_at(n.op_type(), opset_);
-      const auto& table = shape_infer::rules();
+    const bool preview = n.domain() == "ai.onnx.preview";
+    if (is_default_domain(n.domain()) || preview) {
+      c.version = preview ? 1 : op_version_at(n.op_type(), opset_);
+      const auto& table = preview ? shape_infer::preview_rules() : shape_infer::rules();
       auto rule = table.find(n.op_type());
       if (c.version > 0 && rule != table.end() && n.output_size() > 0) {  // rules write output 0
         try {

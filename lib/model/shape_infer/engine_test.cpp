@@ -152,4 +152,21 @@ TEST_CASE("CausalConvWithState-27: output of the input's shape, present_state [B
   CHECK(value_of(s, b.model(), "y").text() == "float16[2,4,L]");
   CHECK(value_of(s, b.model(), "present").text() == "float16[2,4,2]");
   CHECK(value_of(s, b.model(), "present1").text() == "float16[2,4,0]");
+
+TEST_CASE("ai.onnx.preview.FlexAttention gives Y (B, Hq, L, Ev) of Q's type; other preview ops stay unknown",
+          "[infer]") {
+  GraphBuilder b(26);
+  b.input("q", DType::float16, {2, 4, 3, 8});
+  b.input("k", DType::float16, {2, 2, 5, 8});
+  b.input("v", DType::float16, {2, 2, 5, 6});
+  b.node("FlexAttention", {"q", "k", "v"}, {"y"}, "flex").set_domain("ai.onnx.preview");
+  b.node("NoSuchOp", {"q"}, {"z"}, "other").set_domain("ai.onnx.preview");
+  b.output("y");
+  Model m = b.model();
+  auto* preview = m.proto.add_opset_import();
+  preview->set_domain("ai.onnx.preview");
+  preview->set_version(1);
+  const ModelShapes s = infer_model_shapes(m.proto);
+  CHECK(value_of(s, m, "y").text() == "float16[2,4,3,6]");
+  CHECK(value_of(s, m, "z").text() == "?[rank ?]");
 }

@@ -55,6 +55,8 @@ void add_image_rules(RuleTable& t);
 void add_math_rules(RuleTable& t);
 void add_signal_rules(RuleTable& t);
 const RuleTable& rules();
+// The rules of the ai.onnx.preview domain (version 1, its only one).
+const RuleTable& preview_rules();
 
 // The largest rank a rule makes from a value (a shape input's length): a
 // larger one is a strange model, left unknown.

@@ -94,7 +94,29 @@ void linear_attention(NodeCtx& c) {
   c.set(1, state, std::vector<InferredDim>{batch, hkv > 0 ? InferredDim::of(hkv) : InferredDim{}, dk, dv});
 }
 
+// ai.onnx.preview.FlexAttention: Y is (B, Hq, L, Ev) of Q's type, from Q
+// (B, Hq, L, E) and V (B, Hkv, S, Ev).
+void flex_attention(NodeCtx& c) {
+  const auto* q = c.shape(0);
+  const auto* v = c.shape(2);
+  if (!q || q->size() != 4) {
+    c.set(0, c.elem(0), std::vector<InferredDim>(4));
+    return;
+  }
+  const InferredDim v_head = v && v->size() == 4 ? (*v)[3] : InferredDim{};
+  c.set(0, c.elem(0), std::vector<InferredDim>{(*q)[0], (*q)[1], (*q)[2], v_head});
+}
+
 }  // namespace
+
+const RuleTable& preview_rules() {
+  static const RuleTable table = [] {
+    RuleTable t;
+    t["FlexAttention"] = flex_attention;
+    return t;
+  }();
+  return table;
+}
 
 void add_rnn_rules(RuleTable& t) {
   t["RNN"] = t["GRU"] = t["LSTM"] = recurrent;

@@ -6,7 +6,7 @@
 // uint4 and float4e2m1, 2 for int2 and uint2, otherwise the element's bytes
 // times 8 (bool is 8). A `to` of another width is Error(input); a `to` that
 // is no TensorProto type, or string, is Error(input); types bnorm does not
-// hold (complex64, complex128, FLOAT8E8M0) are Error(unsupported), by name.
+// hold (complex64, complex128) are Error(unsupported), by name.
 // Decisions: the sub-byte types are held unpacked (model/tensor.h): their
 // low bits are what is reinterpreted (int4 -1 is uint4 15, int2 -1 uint2
 // 3). A byte other than 0 and 1 read as bool is true (1), as numpy's view
@@ -32,7 +32,6 @@ std::string type_label(int64_t code) {
   switch (code) {
     case 14: return "complex64";
     case 15: return "complex128";
-    case 24: return "FLOAT8E8M0 (IR 12)";
     default: return dtype_name(static_cast<DType>(code));
   }
 }

@@ -2,6 +2,7 @@
 // two's complement, the float4e2m1 table).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 
 #include "core/error.h"
@@ -54,6 +55,11 @@ TEST_CASE("BitCast-26 reinterprets the 4-bit and 2-bit types' bits and reads a n
   CHECK(bit_cast(tensor_of(DType::uint4, {3}, {8, 15, 3}), DType::int4).to_f64() == V{-8, -1, 3});
   CHECK(bit_cast(tensor_of(DType::uint4, {2}, {2, 15}), DType::float4e2m1).to_f64() == V{1.0, -6.0});
   CHECK(bit_cast(tensor_of(DType::float4e2m1, {1}, {-6.0}), DType::int4).to_f64() == V{-1});
+  // uint8 127 is float8e8m0 2^0, 255 its NaN; 2^-127 is code 0.
+  const Tensor e = bit_cast(tensor_of(DType::uint8, {2}, {127, 255}), DType::float8e8m0);
+  CHECK(e.to_f64()[0] == 1.0);
+  CHECK(std::isnan(e.to_f64()[1]));
+  CHECK(bit_cast(tensor_of(DType::float8e8m0, {1}, {std::ldexp(1.0, -127)}), DType::int8).to_f64() == V{0});
   // int2 -1 is 0b11: uint2 3; uint2 2 is int2 -2.
   CHECK(bit_cast(tensor_of(DType::int2, {4}, {-2, -1, 0, 1}), DType::uint2).to_f64() == V{2, 3, 0, 1});
   CHECK(bit_cast(tensor_of(DType::uint2, {4}, {0, 1, 2, 3}), DType::int2).to_f64() == V{0, 1, -2, -1});

@@ -1,6 +1,5 @@
 // Linear quantization: QuantizeLinear and DequantizeLinear (versions 10, 13,
-// 19, 21, 23, 24, 25; 24 only adds float8e8m0, which bnorm refuses at load,
-// 25 int2 and uint2) and DynamicQuantizeLinear-11. The integer ops
+// 19, 21, 23, 24, 25; 24 only adds float8e8m0 scales, 25 int2 and uint2) and DynamicQuantizeLinear-11. The integer ops
 // (MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv) are in
 // integer.cpp.
 //
@@ -13,15 +12,19 @@
 // 19 float16/bfloat16 x and scales, float8 outputs, `saturate`;
 // 21 blocked quantization (`block_size`), `output_dtype` (Q), int16/uint16/
 // int4/uint4; 23 float4e2m1, `precision` (Q), `output_dtype` (DQ), and the
-// scale of Q may differ in type from x; 25 int2/uint2 (saturating to
-// [-2, 1] and [0, 3]).
+// scale of Q may differ in type from x; 24 float8e8m0 scales (y_scale,
+// x_scale; never a quantized type); 25 int2/uint2 (saturating to [-2, 1]
+// and [0, 3]).
 //
 // Arithmetic, as ONNX's reference: Q divides in the precision type (the
 // scale's type or `precision`): float for float; float16/bfloat16 round x
 // and the quotient to that type (float division rounded once to a narrower
 // type is that type's correctly rounded division); int32 scales divide in
-// double. The common case, float32 x with one float32 scale to or from
-// uint8/int8, runs kernels/quantize.h's loops, the same bits. DQ computes (x - zero point) exactly, converts it to float,
+// double. A float8e8m0 scale (a power of two, held exactly by float) is not
+// a type to divide in: without `precision`, Q divides in float (decision);
+// DQ needs `output_dtype`, since its output cannot be float8e8m0. The common
+// case, float32 x with one float32 scale to or from uint8/int8, runs
+// kernels/quantize.h's loops, the same bits. DQ computes (x - zero point) exactly, converts it to float,
 // multiplies in float and rounds once to the output type. Decision: a NaN
 // quotient quantizes to the zero point (the spec says nothing).
 #include <cmath>
@@ -56,6 +59,9 @@ bool quant_type_allowed(DType t, int v) {
 }
 
 bool half_or_float(DType t) { return t == DType::float32 || t == DType::float16 || t == DType::bfloat16; }
+
+// A float8e8m0 scale, which versions 24 and later allow.
+bool e8m0_scale(DType t, int v) { return v >= 24 && t == DType::float8e8m0; }
 
 int64_t block_size(const OpContext& ctx) {
   const int64_t block = ctx.version >= 21 ? attr_int(*ctx.node, "block_size", 0) : 0;
@@ -163,13 +169,14 @@ DType quantize_precision(const OpContext& ctx, const Tensor& x, const Tensor& sc
   if (!x_ok) fail(ErrorKind::input, "input 'x' of type {} is not allowed at version {}", dtype_name(x.dtype), ctx.version);
   const bool s_ok = ctx.version < 19 ? scale.dtype == DType::float32
                     : ctx.version < 23 ? scale.dtype == x.dtype
-                                       : half_or_float(scale.dtype) || scale.dtype == DType::int32;
+                                       : half_or_float(scale.dtype) || scale.dtype == DType::int32 ||
+                                             e8m0_scale(scale.dtype, ctx.version);
   if (!s_ok) {
     fail(ErrorKind::input, "y_scale of type {} is not allowed with x of type {} at version {}", dtype_name(scale.dtype),
          dtype_name(x.dtype), ctx.version);
   }
   const int64_t precision = ctx.version >= 23 ? attr_int(*ctx.node, "precision", 0) : 0;
-  if (precision == 0) return scale.dtype;
+  if (precision == 0) return scale.dtype == DType::float8e8m0 ? DType::float32 : scale.dtype;
   const auto p = static_cast<DType>(precision);
   if (!half_or_float(p) && p != DType::int32) fail(ErrorKind::unsupported, "precision {} is not supported", precision);
   return p;
@@ -250,7 +257,7 @@ Tensors op_dequantize_linear(const OpContext& ctx) {
   if (zp && zp->dtype != x.dtype) {
     fail(ErrorKind::input, "x_zero_point has type {}, x {}", dtype_name(zp->dtype), dtype_name(x.dtype));
   }
-  if (v < 19 ? scale.dtype != DType::float32 : !half_or_float(scale.dtype)) {
+  if (v < 19 ? scale.dtype != DType::float32 : !half_or_float(scale.dtype) && !e8m0_scale(scale.dtype, v)) {
     fail(ErrorKind::input, "x_scale of type {} is not allowed at version {}", dtype_name(scale.dtype), v);
   }
   DType t = scale.dtype;
@@ -258,6 +265,7 @@ Tensors op_dequantize_linear(const OpContext& ctx) {
     t = static_cast<DType>(attr);
     if (!half_or_float(t)) fail(ErrorKind::input, "output_dtype {} is not float, float16 or bfloat16", attr);
   }
+  if (t == DType::float8e8m0) fail(ErrorKind::input, "x_scale is float8e8m0: output_dtype must name y's type");
   check_zero_point(zp, scale);
   int64_t d = 1, inner = 1;
   if ((x.dtype == DType::uint8 || x.dtype == DType::int8) && scale.dtype == DType::float32 && t == DType::float32 &&
