@@ -152,8 +152,9 @@ TEST_CASE("CausalConvWithState-27: output of the input's shape, present_state [B
   CHECK(value_of(s, b.model(), "y").text() == "float16[2,4,L]");
   CHECK(value_of(s, b.model(), "present").text() == "float16[2,4,2]");
   CHECK(value_of(s, b.model(), "present1").text() == "float16[2,4,0]");
+}
 
-TEST_CASE("ai.onnx.preview.FlexAttention gives Y (B, Hq, L, Ev) of Q's type; other preview ops stay unknown",
+TEST_CASE("ai.onnx.preview.FlexAttention gives Y (B, Hq, L, Ev) of Q's type, other preview ops stay unknown",
           "[infer]") {
   GraphBuilder b(26);
   b.input("q", DType::float16, {2, 4, 3, 8});

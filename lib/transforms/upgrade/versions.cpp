@@ -38,7 +38,7 @@ const std::vector<OpChanges>& version_changes() {
       {"Cast", {{6, S, "", &steps::cast_1_6}, {9, T}, {13, T}, {19, A, "saturate=*"}, {21, T}, {23, T}, {24, A, "round_mode=*"}, {25, T}}},
       {"CastLike", {{19, A, "saturate=*"}, {21, T}, {23, T}, {24, A, "round_mode=*"}, {25, T}}},
       {"Ceil", {{6, T, "consumed_inputs removed (optional at 1)"}, {13, T}}},
-      {"Celu", {{28, T, "bfloat16, float16 and double added: a float Celu-28 is a Celu-12"}}},
+      {"Celu", {{28, S, "", &steps::celu_28}}},
       {"Clip", {{6, T, "consumed_inputs removed (optional at 1)", &steps::consumed_inputs_6}, {11, S, "", &steps::clip_11}, {12, T}, {13, T}}},
       {"Compress", {{11, S, "", &steps::axis_11}}},
       {"Concat", {{4, S, "", &steps::concat_4}, {11, S, "", &steps::axis_11}, {13, T}}},

@@ -102,7 +102,7 @@ extern const Step softmax_12_13, axis_11, split, compare_7, variadic_8, reshape_
     roialign_16, quantize_linear, dropout, cast_1_6, pad_2_11, clip_11, slice_10, topk_10, squeeze_11, resize_10,
     upsample, constant_9, loop_11, consumed_inputs_6, concat_4, reshape_14, scan_8_9, scatter_elements_11;
 extern const Step reduce_axes_18, split_18, pad_18, dft_20, gridsample_20, optional_has_element_18, groupnorm_21,
-    resize_18, resize_19, attention_24, attention_25;
+    resize_18, resize_19, attention_24, attention_25, celu_28;
 }  // namespace steps
 
 // Since-versions of `op` in 2..17 that only added types or attributes with

@@ -357,7 +357,7 @@ TEST_CASE("Attention-24's nonpad_kv_seqlen hides padded keys and moves the causa
         std::vector<double>{0, 2});
 }
 
-TEST_CASE("Attention-24 pads a short attn_mask with -inf; a last dimension of 1 still broadcasts",
+TEST_CASE("Attention-24 pads a short attn_mask with -inf, a last dimension of 1 still broadcasts",
           "[eval][attention]") {
   const Tensor q = f32({1, 1, 1, 1}, {0}), k = f32({1, 1, 3, 1}, {0, 0, 0}), v = f32({1, 1, 3, 1}, {2, 4, 9});
   // Two mask columns for three keys: the third is hidden.

@@ -147,7 +147,7 @@ TEST_CASE("LinearAttention's decode step (T = 1) from present_state continues th
   check_close(step[1].to_f64(), whole[1].to_f64(), 1e-6, 1e-5);
 }
 
-TEST_CASE("LinearAttention rounds float16 once; present_state has past_state's type, else query's",
+TEST_CASE("LinearAttention rounds float16 once, present_state has past_state's type, else query's",
           "[eval][linear_attention]") {
   const CaseA a(DType::float16);
   const Expected& e = kCaseA[3];
