@@ -171,3 +171,15 @@ TEST_CASE("ai.onnx.preview.FlexAttention gives Y (B, Hq, L, Ev) of Q's type, oth
   CHECK(value_of(s, m, "y").text() == "float16[2,4,3,6]");
   CHECK(value_of(s, m, "z").text() == "?[rank ?]");
 }
+
+TEST_CASE("BitCast-26 gives `to`'s type with the input's shape", "[infer]") {
+  GraphBuilder b(26);
+  b.input("x", DType::float32, {2, 3});
+  auto& n = b.node("BitCast", {"x"}, {"y"});
+  auto* a = n.add_attribute();
+  a->set_name("to");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(6);  // int32
+  const ModelShapes s = infer_model_shapes(b.model().proto);
+  CHECK(value_of(s, b.model(), "y").text() == "int32[2,3]");
+}

@@ -218,6 +218,8 @@ void add_elementwise_rules(RuleTable& t) {
     c.set(0, cast_to(c), shape_of(c, 0));
     cast_values(c);
   };
+  // BitCast-26: the same bits as the type `to` names; bnorm holds only equal widths, so the shape stays.
+  t["BitCast"] = [](NodeCtx& c) { c.set(0, cast_to(c), shape_of(c, 0)); };
   t["CastLike"] = [](NodeCtx& c) {
     c.set(0, c.elem(1), shape_of(c, 0));
     cast_values(c);
