@@ -42,6 +42,18 @@ inline void expect_same_bits(const Model& before, const Model& after, const std:
   }
 }
 
+// `after`'s output `name` on `inputs` within the model comparison's
+// tolerance of `before`'s (a lowering that rounds after each node).
+inline void expect_close_output(const Model& before, const Model& after, const std::map<std::string, Tensor>& inputs,
+                                const std::string& name) {
+  const auto want = evaluated(before, inputs);
+  const auto got = evaluated(after, inputs);
+  REQUIRE(got.count(name));
+  const Diff d = compare(want.at(name), got.at(name), model_compare_tolerance(want.at(name).dtype));
+  INFO("output " << name << ": " << d.problem << " max abs " << d.max_abs);
+  CHECK(d.pass);
+}
+
 inline Model unary(int64_t opset, const std::string& op, DType t, const std::vector<int64_t>& dims) {
   Model m = net(opset);
   input(m, "x", t, dims);
