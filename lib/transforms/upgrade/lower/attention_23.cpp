@@ -168,7 +168,9 @@ std::string bias(Lowering& l, const onnx::NodeProto& n, const Shape& sh, const s
     }
   }
   const std::string nonpad = at(n, 6, true);
-  const int64_t left = attr_int(n, "left_window_size", -1), right = attr_int(n, "right_window_size", -1);
+  // The window exists from version 25 on (eval reads it there only).
+  const int64_t left = s.version >= 25 ? attr_int(n, "left_window_size", -1) : -1;
+  const int64_t right = s.version >= 25 ? attr_int(n, "right_window_size", -1) : -1;
   if (!nonpad.empty() || left >= 0 || right >= 0) {
     // nonpad_kv_seqlen (24) or a window (25): the allowed keys as a bool A (attention_keys.cpp), is_causal in it.
     if (!nonpad.empty() && !past_k.empty()) {
@@ -218,8 +220,8 @@ void lower_attention_23(NormSite& s, int64_t opset) {
   const std::string past_k = at(n, 4, true), past_v = at(n, 5, true);
   const int64_t g = sh.hq / sh.hkv;
   if (g > 1) require_op(s, "Expand", 8);
-  const bool may_hide_rows = !at(n, 3, true).empty() || !at(n, 6, true).empty() ||
-                             attr_int(n, "left_window_size", -1) >= 0 || attr_int(n, "right_window_size", -1) >= 0;
+  const bool window = s.version >= 25 && (attr_int(n, "left_window_size", -1) >= 0 || attr_int(n, "right_window_size", -1) >= 0);
+  const bool may_hide_rows = !at(n, 3, true).empty() || !at(n, 6, true).empty() || window;
   if (may_hide_rows) require_op(s, "IsInf", 10);
   const auto* scale_attr = find_attr(n, "scale");
   const double scale =
