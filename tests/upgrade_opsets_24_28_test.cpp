@@ -296,7 +296,7 @@ TEST_CASE("Attention-25's window becomes part of attn_mask at 24 and 23 (the sam
   }
 }
 
-TEST_CASE("CumProd, BitCast and LinearAttention are refused below their opset, each with why",
+TEST_CASE("CumProd and BitCast are refused below their opset, each with why",
           "[upgrade][opset28]") {
   struct Case {
     const char* op;
@@ -307,7 +307,6 @@ TEST_CASE("CumProd, BitCast and LinearAttention are refused below their opset, e
   const Case cases[] = {
       {"CumProd", 26, {"x", "axis"}, "no exact form"},
       {"BitCast", 26, {"x"}, "reinterprets bits"},
-      {"LinearAttention", 27, {"x", "x", "x"}, "recurrence"},
   };
   for (const auto& c : cases) {
     INFO(c.op);
@@ -316,11 +315,6 @@ TEST_CASE("CumProd, BitCast and LinearAttention are refused below their opset, e
     constant(m, "axis", DType::int64, {}, 1.0);
     auto& n = node(m, c.op, c.inputs, {"y"}, "op");
     if (std::string(c.op) == "BitCast") set_attr(n, "to", int64_t{6});
-    if (std::string(c.op) == "LinearAttention") {
-      set_attr(n, "q_num_heads", int64_t{1});
-      set_attr(n, "kv_num_heads", int64_t{1});
-      n.add_output("state");
-    }
     add_output(g(m), "y", DType::float32, {1, 2, 4});
     const std::string e = upgrade_error_of(m, c.opset - 1);
     INFO(e);
@@ -372,6 +366,57 @@ TEST_CASE("CausalConvWithState-27 below 27 is Concat or Pad, Conv and Slice: the
   INFO(e);
   CHECK(e.find("'conv'") != std::string::npos);
   CHECK(e.find("Pad with its pads as an input") != std::string::npos);
+}
+
+TEST_CASE("LinearAttention-27 below 27 is a Scan over the sequence: the op's numbers within rounding at every rule, "
+          "down to 9", "[upgrade][opset28]") {
+  for (const char* rule : {"linear", "gated", "delta", "gated_delta"}) {
+    INFO(rule);
+    Model m = net(27);
+    input(m, "q", DType::float32, {2, 5, 8});  // 4 query heads of 2
+    input(m, "k", DType::float32, {2, 5, 4});  // 2 key/value heads of 2
+    input(m, "v", DType::float32, {2, 5, 6});  // values of 3
+    input(m, "decay", DType::float32, {2, 5, 2});  // per head
+    input(m, "beta", DType::float32, {2, 5, 1});
+    auto& n = node(m, "LinearAttention", {"q", "k", "v", "", "decay", "beta"}, {"y", "state"}, "la");
+    set_attr(n, "q_num_heads", int64_t{4});
+    set_attr(n, "kv_num_heads", int64_t{2});
+    auto* a = n.add_attribute();
+    a->set_name("update_rule");
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(rule);
+    add_output(g(m), "y", DType::float32, {2, 5, 12});
+    add_output(g(m), "state", DType::float32, {2, 2, 2, 3});
+    auto inputs = random_inputs(m, 13, {});
+    // Keep the decay negative (log space) and beta in (0, 1): the recurrence stays bounded.
+    inputs["decay"] = random_tensor(DType::float32, {2, 5, 2}, -0.5, -0.05, 14);
+    inputs["decay"].name = "decay";
+    inputs["beta"] = random_tensor(DType::float32, {2, 5, 1}, 0.1, 0.9, 15);
+    inputs["beta"].name = "beta";
+    for (const int64_t to : {26, 17, 9}) {
+      INFO("to " << to);
+      const Model low = converted(m, to);
+      CHECK_FALSE(has_op(low, "LinearAttention"));
+      CHECK(has_op(low, "Scan"));
+      expect_close_output(m, low, inputs, "y");
+      expect_close_output(m, low, inputs, "state");
+    }
+  }
+  // Scan's axes start at 9.
+  Model m = net(27);
+  for (const char* v : {"q", "k", "v"}) input(m, v, DType::float32, {1, 2, 4});
+  auto& n = node(m, "LinearAttention", {"q", "k", "v"}, {"y"}, "la");
+  set_attr(n, "q_num_heads", int64_t{2});
+  set_attr(n, "kv_num_heads", int64_t{2});
+  auto* a = n.add_attribute();
+  a->set_name("update_rule");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s("linear");
+  add_output(g(m), "y", DType::float32, {1, 2, 4});
+  const std::string e = upgrade_error_of(m, 8);
+  INFO(e);
+  CHECK(e.find("'la'") != std::string::npos);
+  CHECK(e.find("Scan with its axes") != std::string::npos);
 }
 
 TEST_CASE("a float model at 17 goes up to 28 and back with the same bits, the default target stays 15",

@@ -47,7 +47,7 @@ const LowerRow kLowerings[] = {
     {"TensorScatter", 24, 0, steps::lower_tensorscatter_24, 2},
     {"CumProd", 26, 0, steps::lower_refused_24, 2},
     {"BitCast", 26, 0, steps::lower_refused_24},
-    {"LinearAttention", 27, 0, steps::lower_refused_24, 3},
+    {"LinearAttention", 27, 0, steps::lower_linear_attention_27, 3},
     {"CausalConvWithState", 27, 0, steps::lower_causalconv_27, 2},
     // The experimental ops ONNX removed after opset 9 (transforms/upgrade/lower/experimental_9.cpp).
     {"Affine", 0, 9, steps::lower_experimental_9},

@@ -8,13 +8,9 @@
 //                           integer product comes back off by units) and needs Log of zeros and
 //                           negatives; no other op of opsets <= 25 accumulates a product
 //   BitCast-26              no op before 26 reinterprets bits: Cast converts values
-//   LinearAttention-27      a recurrence over the sequence (state updates token by token); its
-//                           function body is a Scan, which bnorm does not write
-// (CausalConvWithState-27 is lowered: causalconv_27.cpp.)
+// (CausalConvWithState-27 and LinearAttention-27 are lowered: causalconv_27.cpp, linear_attention_27.cpp.)
 //
 // Before: the node. After: nothing; Error(unsupported) naming the node.
-#include <fmt/format.h>
-
 #include "transforms/upgrade/lower/lower.h"
 
 namespace bnorm::steps {
@@ -25,9 +21,7 @@ void lower_refused_24(NormSite& s, int64_t) {
     refuse(s, "no exact form: Exp(CumSum(Log(x))) rounds at each Log and Exp (integer products come back off by "
               "units) and Log has no value at zero or below; no op before 26 accumulates a product");
   }
-  if (op == "BitCast") refuse(s, "no op before opset 26 reinterprets bits (Cast converts values)");
-  refuse(s, fmt::format("{} is a recurrence over the sequence that older ops could only write with a Scan, which "
-                        "bnorm does not write", op));
+  refuse(s, "no op before opset 26 reinterprets bits (Cast converts values)");  // BitCast
 }
 
 }  // namespace bnorm::steps

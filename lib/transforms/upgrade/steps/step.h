@@ -192,11 +192,12 @@ void lower_mvn_9(NormSite& s, int64_t opset);
 void lower_constantofshape_9(NormSite& s, int64_t opset);
 void lower_attention_23(NormSite& s, int64_t opset);  // lower/attention_23.cpp
 void lower_causalconv_27(NormSite& s, int64_t opset);  // lower/causalconv_27.cpp: Concat or Pad, Conv, Slice
+void lower_linear_attention_27(NormSite& s, int64_t opset);  // lower/linear_attention_27.cpp: a Scan
 
 void lower_swish_24(NormSite& s, int64_t opset);   // lower/swish_24.cpp
 void lower_tensorscatter_24(NormSite& s, int64_t opset);  // lower/tensorscatter_24.cpp: one write position
 void lower_swiglu_28(NormSite& s, int64_t opset);  // lower/swish_24.cpp
-// CumProd-26, BitCast-26, LinearAttention-27: refused with why.
+// CumProd-26, BitCast-26: refused with why.
 [[noreturn]] void lower_refused_24(NormSite& s, int64_t opset);
 // Affine, Crop, ImageScaler, ParametricSoftplus, Scale, ScaledTanh going up past 9.
 void lower_experimental_9(NormSite& s, int64_t opset);

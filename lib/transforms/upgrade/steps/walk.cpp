@@ -1,6 +1,7 @@
 #include "transforms/upgrade/steps/walk.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <vector>
 
 #include "model/graph_index.h"
@@ -21,9 +22,14 @@ void walk_sites(onnx::ModelProto& m, int64_t target_opset,
   env.index = &index;
   collect_names(m, env);
   size_t k = 0;
+  // Subgraphs of nodes a visit wrote (a lowering's Scan body): not in `inferred`, not walked (they are
+  // written at the model's opset; later passes convert them with every other graph).
+  std::unordered_set<const onnx::GraphProto*> written;
   for_each_graph_mut(*m.mutable_graph(), "main", [&](onnx::GraphProto& g, const std::string& path) {
+    if (written.count(&g)) return;
     const onnx::GraphProto& orig = *originals.at(k++);
     google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    std::vector<int> added;  // positions in `nodes` of the nodes visits wrote
     for (int i = 0; i < g.node_size(); ++i) {
       onnx::NodeProto& n = *g.mutable_node(i);
       int version = 0;
@@ -42,9 +48,15 @@ void walk_sites(onnx::ModelProto& m, int64_t target_opset,
         *nodes.Add() = std::move(n);
         continue;
       }
-      for (auto& b : s.before) *nodes.Add() = std::move(b);
+      for (auto& b : s.before) {
+        added.push_back(nodes.size());
+        *nodes.Add() = std::move(b);
+      }
       if (what == Visit::splice) *nodes.Add() = std::move(s.node);
-      for (auto& a : s.after) *nodes.Add() = std::move(a);
+      for (auto& a : s.after) {
+        added.push_back(nodes.size());
+        *nodes.Add() = std::move(a);
+      }
       for (auto& t : s.initializers) {
         // Below IR 4 every initializer of the main graph is a graph input too
         // (shape inference ignores one that is not: everything after it unknown).
@@ -55,6 +67,16 @@ void walk_sites(onnx::ModelProto& m, int64_t target_opset,
       }
     }
     g.mutable_node()->Swap(&nodes);
+    for (int i : added) {
+      for (auto& a : *g.mutable_node(i)->mutable_attribute()) {
+        std::vector<onnx::GraphProto*> subs;
+        if (a.has_g()) subs.push_back(a.mutable_g());
+        for (auto& sg : *a.mutable_graphs()) subs.push_back(&sg);
+        for (auto* sg : subs) {
+          for_each_graph(*sg, "", [&](const onnx::GraphProto& x, const std::string&) { written.insert(&x); });
+        }
+      }
+    }
   });
 }
 
