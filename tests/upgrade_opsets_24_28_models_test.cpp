@@ -259,4 +259,9 @@ TEST_CASE("TensorScatter-24 with per-sample or computed positions is GatherEleme
   INFO(e);
   CHECK(e.find("'scatter'") != std::string::npos);
   CHECK(e.find("GatherElements") != std::string::npos);
+  // A known per-sample position past the cache (linear mode) is refused, not lowered.
+  const std::vector<double> past_end{1, 5};
+  const std::string out = upgrade_error_of(tensor_scatter(&past_end, false, nullptr), 23);
+  INFO(out);
+  CHECK(out.find("positions 5 to 6 of a cache of 6") != std::string::npos);
 }

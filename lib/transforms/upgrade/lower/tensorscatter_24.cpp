@@ -77,6 +77,7 @@ void lower_tensorscatter_24(NormSite& s, int64_t opset) {
   const std::string& update = n.input(1);
   int64_t w = 0;
   bool one_position = true;  // every sample writes at w (no write_indices: 0)
+  std::vector<int64_t> written;  // constant write_indices
   if (n.input_size() > 2 && !n.input(2).empty()) {
     const auto c = s.env->index->constant(*s.scope, n.input(2));
     if (!c) {
@@ -85,6 +86,7 @@ void lower_tensorscatter_24(NormSite& s, int64_t opset) {
       const std::vector<int64_t> idx = constant_ints(s, 2, "write_indices", "be read");
       one_position = !idx.empty() && std::all_of(idx.begin(), idx.end(), [&](int64_t v) { return v == idx.front(); });
       if (one_position) w = idx.front();
+      written = idx;
     }
   }
   const auto rank = s.rank_of(past);
@@ -101,6 +103,11 @@ void lower_tensorscatter_24(NormSite& s, int64_t opset) {
   const bool circular = attr_string(n, "mode", "linear") == "circular";
   if (one_position && (w < 0 || w + seq > max) && !(circular && w >= 0)) {
     refuse(s, fmt::format("it writes positions {} to {} of a cache of {}: outside the cache", w, w + seq - 1, max));
+  }
+  for (int64_t at : written) {  // known positions the spec does not allow
+    if (at < 0 || (!circular && at + seq > max)) {
+      refuse(s, fmt::format("it writes positions {} to {} of a cache of {}: outside the cache", at, at + seq - 1, max));
+    }
   }
   if (!one_position || w + seq > max) {
     if (n.input_size() < 3 || n.input(2).empty()) refuse(s, "no write_indices and the update does not fit");
