@@ -13,9 +13,9 @@
 //           S  = Mul(Tanh(Div(S, softcap)), softcap)          softcap > 0                       -> qk (mode 1)
 //           M  = Where(attn_mask, 0, -inf) (bool) or attn_mask (Q's type), plus C
 //                (24, 25: a mask known to be shorter than the keys first padded: padded_mask)
-//           C  = is_causal: a constant [Sq, T], 0 where j <= i + P, -inf elsewhere;
-//                with nonpad_kv_seqlen or a window: Where(A, 0, -inf), A the bool of allowed keys
-//                (attention_keys.cpp, is_causal in it)
+//           C  = is_causal or a window: a constant [Sq, T], 0 where key j is allowed (j <= i + P),
+//                -inf elsewhere; with nonpad_kv_seqlen Where(A, 0, -inf), A the bool of allowed keys
+//                (attention_keys.cpp: key_bias)
 //           S  = Add(S, M)                                                                        -> qk (mode 2)
 //           Pr = Softmax(S, axis -1); with a mask, nonpad or a window, Where(IsInf(ReduceMax(M, [-1]), -inf only), 0, Pr)
 //                                                                                                 -> qk (mode 3)
@@ -42,7 +42,6 @@
 #include <limits>
 
 #include "model/attrs.h"
-#include "model/tensor_proto.h"
 #include "transforms/upgrade/lower/lower.h"
 
 namespace bnorm::steps {
@@ -50,11 +49,6 @@ namespace bnorm::steps {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-std::string at(const onnx::NodeProto& n, int i, bool input) {
-  const auto& v = input ? n.input() : n.output();
-  return i < v.size() ? v.Get(i) : std::string();
-}
 
 // dims[i] of `value`, or an Error naming what needs it.
 int64_t known_dim(const NormSite& s, const std::string& value, size_t i, const char* why) {
@@ -147,14 +141,13 @@ std::string padded_mask(Lowering& l, const std::string& mask, const std::string&
 
 namespace {
 
-// The additive bias M of attn_mask and is_causal, or "" when neither.
-std::string bias(Lowering& l, const onnx::NodeProto& n, const Shape& sh, const std::string& q, const std::string& k,
-                 const std::string& past_k) {
+// The additive bias M of attn_mask and the allowed keys, or "" when neither.
+std::string bias(Lowering& l, const onnx::NodeProto& n, const Shape& sh, const std::string& k, const std::string& past_k) {
   NormSite& s = l.s;
   std::string m;
-  const std::string mask = at(n, 3, true).empty() || s.version < 24
-                               ? at(n, 3, true)
-                               : padded_mask(l, at(n, 3, true), k, past_k, sh.three_d);
+  const std::string mask = input_at(n, 3).empty() || s.version < 24
+                               ? input_at(n, 3)
+                               : padded_mask(l, input_at(n, 3), k, past_k, sh.three_d);
   if (!mask.empty()) {
     const auto mt = s.type_of(mask);
     if (!mt || (*mt != DType::boolean && *mt != sh.t)) {
@@ -167,40 +160,20 @@ std::string bias(Lowering& l, const onnx::NodeProto& n, const Shape& sh, const s
       m = mask;
     }
   }
-  const std::string nonpad = at(n, 6, true);
-  // The window exists from version 25 on (eval reads it there only).
-  const int64_t left = s.version >= 25 ? attr_int(n, "left_window_size", -1) : -1;
-  const int64_t right = s.version >= 25 ? attr_int(n, "right_window_size", -1) : -1;
-  if (!nonpad.empty() || left >= 0 || right >= 0) {
-    // nonpad_kv_seqlen (24) or a window (25): the allowed keys as a bool A (attention_keys.cpp), is_causal in it.
-    if (!nonpad.empty() && !past_k.empty()) {
-      refuse(s, "nonpad_kv_seqlen with past_key: the spec says not to use them together");
-    }
-    const KeyRule rule{!nonpad.empty(), attr_int(n, "is_causal", 0) == 1, left, right};
-    const std::string allowed = allowed_keys(l, nonpad, key_lengths(s, nonpad.empty()), rule);
-    const std::string b = l.add("Where", {allowed, l.scalar(sh.t, 0, "zero_a"), l.scalar(sh.t, -kInf, "minus_inf_a")},
-                                "allowed_bias");
-    return m.empty() ? b : l.add("Add", {m, b}, "bias");
-  }
-  if (attr_int(n, "is_causal", 0) == 1) {
-    const int64_t sq = known_dim(s, q, sh.three_d ? 1 : 2, "is_causal needs it for its mask");
-    const int64_t skv = known_dim(s, k, sh.three_d ? 1 : 2, "is_causal needs it for its mask");
-    const int64_t p = past_k.empty() ? 0 : known_dim(s, past_k, 2, "is_causal needs it for its mask");
-    const int64_t total = p + skv;
-    std::vector<double> c(static_cast<size_t>(sq * total));
-    for (int64_t i = 0; i < sq; ++i) {
-      for (int64_t j = 0; j < total; ++j) c[static_cast<size_t>(i * total + j)] = j <= i + p ? 0.0 : -kInf;
-    }
-    Tensor causal = Tensor::from_f64(sh.t, {sq, total}, c);
-    causal.name = l.value("causal_mask");
-    s.initializers.push_back(to_proto(causal));
-    m = m.empty() ? causal.name : l.add("Add", {m, causal.name}, "bias");
-  }
-  return m;
+  // is_causal, nonpad_kv_seqlen (24) and the window (25, read there only, as eval does): the keys each query
+  // may attend as one bias (attention_keys.cpp).
+  const std::string nonpad = input_at(n, 6);
+  const KeyRule rule{!nonpad.empty(), attr_int(n, "is_causal", 0) == 1,
+                     s.version >= 25 ? attr_int(n, "left_window_size", -1) : -1,
+                     s.version >= 25 ? attr_int(n, "right_window_size", -1) : -1};
+  if (!rule.padding && !rule.causal && rule.left < 0 && rule.right < 0) return m;
+  if (!nonpad.empty() && !past_k.empty()) refuse(s, "nonpad_kv_seqlen with past_key: the spec says not to use them together");
+  const std::string b = key_bias(l, nonpad, key_lengths(s, nonpad.empty()), rule, sh.t);
+  return m.empty() ? b : l.add("Add", {m, b}, "bias");
 }
 
 void refuse_unwritten(const NormSite& s, const onnx::NodeProto& n) {
-  if (at(n, 4, true).empty() != at(n, 5, true).empty()) refuse(s, "past_key and past_value come together");
+  if (input_at(n, 4).empty() != input_at(n, 5).empty()) refuse(s, "past_key and past_value come together");
   const float cap = attr_float(n, "softcap", 0.0f);
   if (cap < 0 || std::isnan(cap)) refuse(s, fmt::format("softcap {} is negative", cap));
   for (const char* w : {"left_window_size", "right_window_size"}) {
@@ -217,17 +190,17 @@ void lower_attention_23(NormSite& s, int64_t opset) {
   require_broadcasting(s);
   refuse_unwritten(s, n);
   const Shape sh = read_shape(s, n);
-  const std::string past_k = at(n, 4, true), past_v = at(n, 5, true);
+  const std::string past_k = input_at(n, 4), past_v = input_at(n, 5);
   const int64_t g = sh.hq / sh.hkv;
   if (g > 1) require_op(s, "Expand", 8);
   const bool window = s.version >= 25 && (attr_int(n, "left_window_size", -1) >= 0 || attr_int(n, "right_window_size", -1) >= 0);
-  const bool may_hide_rows = !at(n, 3, true).empty() || !at(n, 6, true).empty() || window;
+  const bool may_hide_rows = !input_at(n, 3).empty() || !input_at(n, 6).empty() || window;
   if (may_hide_rows) require_op(s, "IsInf", 10);
   const auto* scale_attr = find_attr(n, "scale");
   const double scale =
       scale_attr ? static_cast<double>(scale_attr->f()) : 1.0 / std::sqrt(double(head_size(s, sh, 0, "the default scale needs it")));
   const int64_t mode = attr_int(n, "qk_matmul_output_mode", 0);
-  const std::string qk_out = at(n, 3, false);
+  const std::string qk_out = output_at(n, 3);
   const auto emit = [&](const std::string& x, int64_t m) {
     if (!qk_out.empty() && mode == m) s.add_before("Identity", {x}, {qk_out});
   };
@@ -238,7 +211,7 @@ void lower_attention_23(NormSite& s, int64_t opset) {
   const std::string v = sh.three_d ? split_heads(l, n.input(2), sh.hkv, "v") : n.input(2);
   // The keys and values the queries read: the cache, then the new ones.
   auto joined = [&](const std::string& past, const std::string& now, int out, const char* what) {
-    const std::string present = at(n, out, false);
+    const std::string present = output_at(n, out);
     if (past.empty()) {
       if (!present.empty()) l.add("Identity", {now}, what, present);
       return now;
@@ -267,7 +240,7 @@ void lower_attention_23(NormSite& s, int64_t opset) {
                    "scores_capped");
   }
   emit(scores, 1);
-  const std::string m = bias(l, n, sh, n.input(0), n.input(1), past_k);
+  const std::string m = bias(l, n, sh, n.input(1), past_k);
   if (!m.empty()) scores = l.add("Add", {scores, m}, "scores_masked");
   emit(scores, 2);
   std::string probs = l.value("probs");

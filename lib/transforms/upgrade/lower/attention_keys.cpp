@@ -9,7 +9,7 @@
 //     causal         j <= p
 //     left  (>= 0)   j >= p - left
 //     right (>= 0)   j <= p + right
-//   Without nonpad_kv_seqlen: a constant [Sq, T] of those rules.
+//   Without nonpad_kv_seqlen: a constant [Sq, T] of those rules (key_bias: 0 or -inf).
 //   With it, D[i, j] = j - i + Sq (a constant) and N = Reshape(nonpad, [-1, 1, 1, 1]):
 //     padding Less(J, N)      causal Less(D, N + 1)
 //     left    Less(N, D + left + 1)      right Less(D - right, N + 1)
@@ -19,22 +19,11 @@
 // so exact. Preconditions: Sq and T known (and P without nonpad_kv_seqlen).
 #include <fmt/format.h>
 
-#include "model/tensor_proto.h"
 #include "transforms/upgrade/lower/lower.h"
 
 namespace bnorm::steps {
 
 namespace {
-
-std::string constant(Lowering& l, DType t, const std::string& what, const std::vector<int64_t>& dims,
-                     const std::vector<double>& v) {
-  Tensor c = Tensor::from_f64(t, dims, v);
-  c.name = l.value(what);
-  l.s.initializers.push_back(to_proto(c));
-  l.s.new_types[c.name] = t;
-  l.s.new_ranks[c.name] = static_cast<int>(dims.size());
-  return c.name;
-}
 
 // D + shift, D[i, j] = j - i + Sq, as an int64 constant [Sq, T].
 std::string distance(Lowering& l, const KeyLengths& n, int64_t shift, const std::string& what) {
@@ -42,34 +31,39 @@ std::string distance(Lowering& l, const KeyLengths& n, int64_t shift, const std:
   for (int64_t i = 0; i < n.sq; ++i) {
     for (int64_t j = 0; j < n.total; ++j) d[static_cast<size_t>(i * n.total + j)] = double(j - i + n.sq + shift);
   }
-  return constant(l, DType::int64, what, {n.sq, n.total}, d);
+  return l.constant(DType::int64, {n.sq, n.total}, d, what);
+}
+
+// Without nonpad_kv_seqlen: key j is allowed for query i (position p = P + i).
+bool allows(const KeyLengths& n, const KeyRule& r, int64_t i, int64_t j) {
+  const int64_t p = n.past + i;
+  return (!r.causal || j <= p) && (r.left < 0 || j >= p - r.left) && (r.right < 0 || j <= p + r.right);
+}
+
+// The rule's [Sq, T] table without nonpad_kv_seqlen: `yes` where allowed, `no` elsewhere.
+std::vector<double> key_table(const KeyLengths& n, const KeyRule& r, double yes, double no) {
+  std::vector<double> a(static_cast<size_t>(n.sq * n.total));
+  for (int64_t i = 0; i < n.sq; ++i) {
+    for (int64_t j = 0; j < n.total; ++j) a[static_cast<size_t>(i * n.total + j)] = allows(n, r, i, j) ? yes : no;
+  }
+  return a;
 }
 
 }  // namespace
 
 std::string allowed_keys(Lowering& l, const std::string& nonpad, const KeyLengths& n, const KeyRule& r) {
-  if (nonpad.empty()) {
-    std::vector<double> a(static_cast<size_t>(n.sq * n.total));
-    for (int64_t i = 0; i < n.sq; ++i) {
-      const int64_t p = n.past + i;
-      for (int64_t j = 0; j < n.total; ++j) {
-        const bool ok = (!r.causal || j <= p) && (r.left < 0 || j >= p - r.left) && (r.right < 0 || j <= p + r.right);
-        a[static_cast<size_t>(i * n.total + j)] = ok ? 1.0 : 0.0;
-      }
-    }
-    return constant(l, DType::boolean, "allowed", {n.sq, n.total}, a);
-  }
+  if (nonpad.empty()) return l.constant(DType::boolean, {n.sq, n.total}, key_table(n, r, 1, 0), "allowed");
   const std::string nb = l.reshape(nonpad, {-1, 1, 1, 1}, "nonpad_b111");
   std::string n1;  // N + 1, made once
   const auto plus_one = [&] {
-    if (n1.empty()) n1 = l.add("Add", {nb, constant(l, DType::int64, "one", {}, {1})}, "nonpad_plus_one");
+    if (n1.empty()) n1 = l.add("Add", {nb, l.constant(DType::int64, {}, {1}, "one")}, "nonpad_plus_one");
     return n1;
   };
   std::vector<std::string> parts;
   if (r.padding) {
     std::vector<double> keys(static_cast<size_t>(n.total));
     for (int64_t j = 0; j < n.total; ++j) keys[static_cast<size_t>(j)] = double(j);
-    parts.push_back(l.add("Less", {constant(l, DType::int64, "key_index", {n.total}, keys), nb}, "not_padding"));
+    parts.push_back(l.add("Less", {l.constant(DType::int64, {n.total}, keys, "key_index"), nb}, "not_padding"));
   }
   if (r.causal) parts.push_back(l.add("Less", {distance(l, n, 0, "key_minus_query"), plus_one()}, "causal"));
   if (r.left >= 0) parts.push_back(l.add("Less", {nb, distance(l, n, r.left + 1, "left_edge")}, "left_window"));
@@ -82,6 +76,13 @@ std::string allowed_keys(Lowering& l, const std::string& nonpad, const KeyLength
   return a;
 }
 
+std::string key_bias(Lowering& l, const std::string& nonpad, const KeyLengths& n, const KeyRule& r, DType t) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (nonpad.empty()) return l.constant(t, {n.sq, n.total}, key_table(n, r, 0, -kInf), "key_bias");
+  return l.add("Where", {allowed_keys(l, nonpad, n, r), l.scalar(t, 0, "zero_a"), l.scalar(t, -kInf, "minus_inf_a")},
+               "key_bias");
+}
+
 KeyLengths key_lengths(const NormSite& s, bool need_past) {
   const auto rank = s.rank_of(s.node.input(0));
   const size_t seq_axis = rank && *rank == 3 ? 1 : 2;
@@ -91,7 +92,7 @@ KeyLengths key_lengths(const NormSite& s, bool need_past) {
               "lengths are not known");
   }
   KeyLengths n{(*q)[seq_axis], 0, (*k)[seq_axis]};
-  const std::string past = s.node.input_size() > 4 ? s.node.input(4) : "";
+  const std::string past = input_at(s.node, 4);
   if (!past.empty()) {
     const auto p = s.dims_of(past);
     if (p && p->size() == 4 && (*p)[2] >= 0) n.past = (*p)[2];

@@ -37,8 +37,7 @@ void lower_causalconv_27(NormSite& s, int64_t opset) {
     refuse(s, fmt::format("the shape of weight '{}' (channels, 1, k) is not known", n.input(1)));
   }
   const int64_t channels = (*w)[0], k = (*w)[2];
-  const std::string past = n.input_size() > 3 ? n.input(3) : "";
-  const std::string bias = n.input_size() > 2 ? n.input(2) : "";
+  const std::string past = input_at(n, 3), bias = input_at(n, 2);
 
   Lowering l{s, opset};
   std::string padded;
@@ -57,7 +56,7 @@ void lower_causalconv_27(NormSite& s, int64_t opset) {
   set_int(conv, "group", channels);
   set_ints(conv, "kernel_shape", {k});
   if (silu) l.add("Mul", {conv_out, l.add("Sigmoid", {conv_out}, "sigmoid")}, "y", n.output(0));
-  if (n.output_size() > 1 && !n.output(1).empty()) {
+  if (!output_at(n, 1).empty()) {
     const int64_t start = k > 1 ? -(k - 1) : std::numeric_limits<int64_t>::max();
     s.add_before("Slice", {padded, s.add_int64s(s.stem() + "_state_starts", {start}),
                            s.add_int64s(s.stem() + "_state_ends", {std::numeric_limits<int64_t>::max()}),

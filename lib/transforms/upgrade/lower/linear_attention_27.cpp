@@ -76,16 +76,15 @@ void lower_linear_attention_27(NormSite& s, int64_t opset) {
   const onnx::NodeProto n = s.node;
   require_op(s, "Scan with its axes", 9);
   require_broadcasting(s);
-  const auto in = [&](int i) { return i < n.input_size() ? n.input(i) : std::string(); };
   const int64_t hq = attr_int(n, "q_num_heads", 0), hkv = attr_int(n, "kv_num_heads", 0);
   if (hq <= 0 || hkv <= 0 || hq % hkv != 0) refuse(s, fmt::format("q_num_heads {} and kv_num_heads {}", hq, hkv));
   const std::string rule = attr_string(n, "update_rule", "gated_delta");
   const bool gated = rule == "gated" || rule == "gated_delta", delta = rule == "delta" || rule == "gated_delta";
   if (!gated && !delta && rule != "linear") refuse(s, fmt::format("update_rule '{}' is not one LinearAttention-27 has", rule));
-  if (gated && in(4).empty()) refuse(s, fmt::format("update_rule '{}' needs decay", rule));
-  if (delta && in(5).empty()) refuse(s, fmt::format("update_rule '{}' needs beta", rule));
+  if (gated && input_at(n, 4).empty()) refuse(s, fmt::format("update_rule '{}' needs decay", rule));
+  if (delta && input_at(n, 5).empty()) refuse(s, fmt::format("update_rule '{}' needs beta", rule));
   const DType t = known_type(s, n.input(0), "input query");
-  if (!in(3).empty() && known_type(s, in(3), "input past_state") != t) {
+  if (!input_at(n, 3).empty() && known_type(s, input_at(n, 3), "input past_state") != t) {
     refuse(s, "past_state's type is not query's: the state would have to be computed in another type");
   }
   const int64_t dk = last_dim(s, n.input(0), "query") / hq, dv = last_dim(s, n.input(2), "value") / hkv;
@@ -103,16 +102,16 @@ void lower_linear_attention_27(NormSite& s, int64_t opset) {
                                    l.reshape(as_u(n.input(1), "k"), {0, 0, hkv, dk}, "k4"),
                                    l.reshape(as_u(n.input(2), "v"), {0, 0, hkv, dv}, "v4")};
   if (gated) {
-    const int64_t d = last_dim(s, in(4), "decay");
+    const int64_t d = last_dim(s, input_at(n, 4), "decay");
     if (d != hkv * dk && d != hkv) refuse(s, fmt::format("decay's last dim {} is neither {} nor {}", d, hkv * dk, hkv));
-    scanned.push_back(l.reshape(as_u(in(4), "decay"), {0, 0, hkv, d == hkv * dk ? dk : 1}, "decay4"));
+    scanned.push_back(l.reshape(as_u(input_at(n, 4), "decay"), {0, 0, hkv, d == hkv * dk ? dk : 1}, "decay4"));
   }
   if (delta) {
-    const int64_t d = last_dim(s, in(5), "beta");
+    const int64_t d = last_dim(s, input_at(n, 5), "beta");
     if (d != hkv && d != 1) refuse(s, fmt::format("beta's last dim {} is neither {} nor 1", d, hkv));
-    scanned.push_back(l.reshape(as_u(in(5), "beta"), {0, 0, d, 1}, "beta4"));
+    scanned.push_back(l.reshape(as_u(input_at(n, 5), "beta"), {0, 0, d, 1}, "beta4"));
   }
-  std::string state0 = in(3).empty() ? "" : as_u(in(3), "past_state");
+  std::string state0 = input_at(n, 3).empty() ? "" : as_u(input_at(n, 3), "past_state");
   if (state0.empty()) {
     const std::string batch = l.add("Gather", {l.add("Shape", {n.input(0)}, "query_shape"),
                                                s.add_int64s(s.stem() + "_batch_axis", {0})},
@@ -154,7 +153,7 @@ void lower_linear_attention_27(NormSite& s, int64_t opset) {
 
   std::vector<std::string> scan_in{state0};
   scan_in.insert(scan_in.end(), scanned.begin(), scanned.end());
-  const std::string present = n.output_size() > 1 && !n.output(1).empty() ? n.output(1) : l.value("present_state");
+  const std::string present = output_at(n, 1).empty() ? l.value("present_state") : n.output(1);
   const bool wide = t != u;  // the outputs are cast back
   const std::string present_u = wide ? l.value("present_float") : present;
   const std::string output_u = wide ? l.value("output_float") : n.output(0);
@@ -168,7 +167,7 @@ void lower_linear_attention_27(NormSite& s, int64_t opset) {
   *body->mutable_g() = b.g;
   if (wide) {
     l.cast(output_u, u, t, "output", n.output(0));
-    if (n.output_size() > 1 && !n.output(1).empty()) l.cast(present_u, u, t, "present", present);
+    if (!output_at(n, 1).empty()) l.cast(present_u, u, t, "present", present);
   }
 }
 

@@ -25,6 +25,16 @@ std::string Lowering::scalar(DType t, double v, const std::string& what) {
   return c.name;
 }
 
+std::string Lowering::constant(DType t, const std::vector<int64_t>& dims, const std::vector<double>& values,
+                               const std::string& what) {
+  Tensor c = Tensor::from_f64(t, dims, values);
+  c.name = value(what);
+  s.initializers.push_back(to_proto(c));
+  s.new_types[c.name] = t;
+  s.new_ranks[c.name] = static_cast<int>(dims.size());
+  return c.name;
+}
+
 std::string Lowering::cast(const std::string& in, DType from, DType to, const std::string& what,
                            const std::string& out) {
   if (from == to && out.empty()) return in;

@@ -29,6 +29,9 @@ struct Lowering {
                   const std::string& out = "");
   // A scalar initializer of type `t`.
   std::string scalar(DType t, double v, const std::string& what);
+  // An initializer of type `t` and `dims` (values in row-major order), its type and rank recorded for the steps after.
+  std::string constant(DType t, const std::vector<int64_t>& dims, const std::vector<double>& values,
+                       const std::string& what);
   // Cast(in) to `to`; `in` itself when `from` is already `to` and `out` is empty.
   std::string cast(const std::string& in, DType from, DType to, const std::string& what, const std::string& out = "");
   // ReduceMean over `axes` (keepdims 1; none: every axis).
@@ -55,6 +58,9 @@ struct KeyRule {
 std::string allowed_keys(Lowering& l, const std::string& nonpad, const KeyLengths& n, const KeyRule& r);
 // Sq, P and T of the node, or an Error naming what is not known (P only when `need_past`).
 KeyLengths key_lengths(const NormSite& s, bool need_past);
+// The same keys as an additive bias of type `t`, 0 where allowed and -inf elsewhere: a constant [Sq, T]
+// without nonpad_kv_seqlen, else Where(allowed_keys, 0, -inf).
+std::string key_bias(Lowering& l, const std::string& nonpad, const KeyLengths& n, const KeyRule& r, DType t);
 // `mask` restricted to `allowed`: And for a bool mask, Add(mask, Where(allowed, 0, -inf)) for
 // one of Q's type, `allowed` itself without a mask; Error for another type.
 std::string with_allowed(Lowering& l, const std::string& mask, const std::string& allowed, DType q_type);

@@ -25,7 +25,6 @@
 #include <algorithm>
 
 #include "model/attrs.h"
-#include "model/tensor_proto.h"
 #include "transforms/upgrade/lower/lower.h"
 
 namespace bnorm::steps {
@@ -47,11 +46,9 @@ void gather_form(NormSite& s, int64_t opset, int64_t rank, int64_t axis, int64_t
   w_dims[0] = -1;
   std::vector<double> m(static_cast<size_t>(max));
   for (int64_t i = 0; i < max; ++i) m[static_cast<size_t>(i)] = static_cast<double>(i);
-  Tensor positions = Tensor::from_f64(DType::int64, pos_dims, m);
-  positions.name = l.value("positions");
-  s.initializers.push_back(to_proto(positions));
+  const std::string positions = l.constant(DType::int64, pos_dims, m, "positions");
   const std::string zero = l.scalar(DType::int64, 0, "zero");
-  std::string rel = l.add("Sub", {positions.name, l.reshape(n.input(2), w_dims, "write_at")}, "relative");
+  std::string rel = l.add("Sub", {positions, l.reshape(n.input(2), w_dims, "write_at")}, "relative");
   std::string taken;
   if (circular) {
     onnx::NodeProto& mod = s.add_before("Mod", {rel, l.scalar(DType::int64, double(max), "max")}, {l.value("wrapped")});

@@ -30,17 +30,15 @@ namespace {
 
 void up(NormSite&) {}
 
-std::string input_at(const NormSite& s, int i) { return i < s.node.input_size() ? s.node.input(i) : std::string(); }
-
 // attn_mask and is_causal with nonpad_kv_seqlen folded in.
 void fold_nonpad(NormSite& s) {
-  if (!input_at(s, 4).empty()) {
+  if (!input_at(s.node, 4).empty()) {
     refuse(s, "nonpad_kv_seqlen ('" + s.node.input(6) + "') with past_key: the spec says not to use them together");
   }
   const bool causal = attr_int(s.node, "is_causal", 0) == 1;
   Lowering l{s, s.target_opset};
   const std::string allowed = allowed_keys(l, s.node.input(6), key_lengths(s, false), KeyRule{true, causal, -1, -1});
-  const std::string folded = with_allowed(l, input_at(s, 3), allowed, known_type(s, s.node.input(0), "input Q"));
+  const std::string folded = with_allowed(l, input_at(s.node, 3), allowed, known_type(s, s.node.input(0), "input Q"));
   while (s.node.input_size() < 4) s.node.add_input("");
   s.node.set_input(3, folded);
   remove_attr(s.node, "is_causal");
@@ -49,12 +47,12 @@ void fold_nonpad(NormSite& s) {
 }
 
 void down(NormSite& s) {
-  if (!input_at(s, 3).empty()) {
+  if (!input_at(s.node, 3).empty()) {
     const auto rank = s.rank_of(s.node.input(0));
     Lowering l{s, s.target_opset};
-    s.node.set_input(3, padded_mask(l, s.node.input(3), s.node.input(1), input_at(s, 4), rank && *rank == 3));
+    s.node.set_input(3, padded_mask(l, s.node.input(3), s.node.input(1), input_at(s.node, 4), rank && *rank == 3));
   }
-  if (!input_at(s, 6).empty()) fold_nonpad(s);
+  if (!input_at(s.node, 6).empty()) fold_nonpad(s);
   while (s.node.input_size() > 6) s.node.mutable_input()->RemoveLast();
   while (s.node.input_size() > 3 && s.node.input(s.node.input_size() - 1).empty()) s.node.mutable_input()->RemoveLast();
 }

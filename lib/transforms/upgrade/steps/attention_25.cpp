@@ -26,8 +26,6 @@ namespace bnorm::steps {
 
 namespace {
 
-std::string input_at(const NormSite& s, int i) { return i < s.node.input_size() ? s.node.input(i) : std::string(); }
-
 void up(NormSite&) {}
 
 void down(NormSite& s) {
@@ -36,16 +34,16 @@ void down(NormSite& s) {
   remove_attr(s.node, "right_window_size");
   if (left < -1 || right < -1) refuse(s, fmt::format("window sizes {} and {}: each must be -1 or at least 0", left, right));
   if (left == -1 && right == -1) return;
-  const std::string nonpad = input_at(s, 6);
-  if (!nonpad.empty() && !input_at(s, 4).empty()) {
+  const std::string nonpad = input_at(s.node, 6);
+  if (!nonpad.empty() && !input_at(s.node, 4).empty()) {
     refuse(s, "nonpad_kv_seqlen with past_key: the spec says not to use them together");
   }
   Lowering l{s, s.target_opset};
   const std::string allowed = allowed_keys(l, nonpad, key_lengths(s, nonpad.empty()), KeyRule{false, false, left, right});
-  std::string mask = input_at(s, 3);
+  std::string mask = input_at(s.node, 3);
   if (!mask.empty()) {
     const auto rank = s.rank_of(s.node.input(0));
-    mask = padded_mask(l, mask, s.node.input(1), input_at(s, 4), rank && *rank == 3);
+    mask = padded_mask(l, mask, s.node.input(1), input_at(s.node, 4), rank && *rank == 3);
   }
   const std::string folded = with_allowed(l, mask, allowed, known_type(s, s.node.input(0), "input Q"));
   while (s.node.input_size() < 4) s.node.add_input("");

@@ -175,6 +175,9 @@ std::string NormSite::add_int64s(const std::string& stem, const std::vector<int6
   return t.name();
 }
 
+std::string input_at(const onnx::NodeProto& n, int i) { return i < n.input_size() ? n.input(i) : std::string(); }
+std::string output_at(const onnx::NodeProto& n, int i) { return i < n.output_size() ? n.output(i) : std::string(); }
+
 std::string as_vector(NormSite& s, const std::string& value) {
   if (s.rank_of(value) == 1) return value;
   const auto c = s.env->index->constant(*s.scope, value);

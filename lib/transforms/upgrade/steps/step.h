@@ -87,6 +87,10 @@ void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int
 // Cast's `to`: an int from Cast-6 on, the type's name (e.g. "FLOAT") in Cast-1.
 void set_cast_to(onnx::NodeProto& cast, int64_t opset, int32_t type);
 
+// Input (output) `i` of `n`, or "" when the node has fewer: an absent optional one.
+std::string input_at(const onnx::NodeProto& n, int i);
+std::string output_at(const onnx::NodeProto& n, int i);
+
 // `value` as a 1-D tensor: itself when it is 1-D, else a reshaped copy
 // (constants, as a new initializer) or the output of an added Reshape(value, [-1]).
 std::string as_vector(NormSite& s, const std::string& value);
