@@ -159,12 +159,7 @@ Model tensor_scatter(const std::vector<double>* at, bool as_input, const char* m
     in.push_back("w");
   }
   auto& n = node(m, "TensorScatter", in, {"present"}, "scatter");
-  if (mode) {
-    auto* a = n.add_attribute();
-    a->set_name("mode");
-    a->set_type(onnx::AttributeProto::STRING);
-    a->set_s(mode);
-  }
+  if (mode) set_attr(n, "mode", mode);
   add_output(g(m), "present", DType::float32, {2, 2, 6, 3});
   return m;
 }

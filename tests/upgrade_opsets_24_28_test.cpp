@@ -4,7 +4,9 @@
 // evaluation (part 1 checks eval's Swish, SwiGLU, Celu-28, TopK-24,
 // Range-27 and Cast-25 against ONNX's node-test data); a converted model
 // must give the same bits. Refusals are checked by their message. Whole
-// models and ONNX's node tests: upgrade_opsets_24_28_models_test.cpp.
+// models and ONNX's node tests: upgrade_opsets_24_28_models_test.cpp;
+// Attention: upgrade_transformer_test.cpp; CausalConvWithState and
+// LinearAttention: upgrade_sequence_ops_27_test.cpp.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -156,144 +158,11 @@ TEST_CASE("Cast-24/25 go down unchanged when their types exist at the target, ro
   input(m, "x", DType::float32, {2, 5});
   auto& n = node(m, "Cast", {"x"}, {"y"}, "cast");
   set_attr(n, "to", int64_t{6});
-  auto* rm = n.add_attribute();
-  rm->set_name("round_mode");
-  rm->set_type(onnx::AttributeProto::STRING);
-  rm->set_s("up");
+  set_attr(n, "round_mode", "up");
   add_output(g(m), "y", DType::int32, {2, 5});
   const Model low = converted(m, 23);
   CHECK_FALSE(has_attr(first_node(low, "Cast"), "round_mode"));
   down_and_back(m, {23, 17}, spread_inputs(m, DType::float32, {2, 5}));
-}
-
-TEST_CASE("Attention-24 without nonpad_kv_seqlen is Attention-23: up and down with the same bits", "[upgrade][opset28]") {
-  // Built at 23 (eval runs Attention-23; part 1 left Attention-24 out), taken to 24 and 25 and back.
-  Model m = net(23);
-  for (const char* v : {"q", "k", "v"}) input(m, v, DType::float32, {1, 2, 3, 4});
-  auto& n = node(m, "Attention", {"q", "k", "v"}, {"y"}, "attn");
-  set_attr(n, "is_causal", int64_t{1});
-  add_output(g(m), "y", DType::float32, {1, 2, 3, 4});
-  const auto in = random_inputs(m, 11, {});
-  for (const int64_t to : {24, 25}) {
-    INFO("to " << to);
-    const Model up = converted(m, to);
-    CHECK(default_opset(up.proto) == to);
-    const Model back = converted(up, 23);
-    CHECK(first_node(back, "Attention").input_size() == 3);
-    expect_same_bits(m, back, in);
-  }
-}
-
-TEST_CASE("Attention-24's nonpad_kv_seqlen becomes part of attn_mask at 23 (the same bits) and below 23 (within "
-          "rounding), with is_causal's offset frontier, a bool, float or short mask", "[upgrade][opset28]") {
-  // 3 queries, 5 keys; batch 3 with 5, 2 and 1 valid keys (offsets 2, -1, -2: rows hidden entirely).
-  struct Case {
-    bool causal;
-    DType mask;  // undefined: none
-    int64_t mask_len;
-  };
-  for (const Case c : {Case{false, DType::undefined, 5}, Case{true, DType::undefined, 5}, Case{true, DType::boolean, 5},
-                       Case{true, DType::float32, 5}, Case{false, DType::boolean, 1}, Case{true, DType::boolean, 4}}) {
-    INFO("causal " << c.causal << " mask " << static_cast<int>(c.mask) << " of " << c.mask_len << " keys");
-    Model m = net(24);
-    input(m, "q", DType::float32, {3, 2, 3, 4});
-    for (const char* v : {"k", "v"}) input(m, v, DType::float32, {3, 2, 5, 4});
-    input(m, "lens", DType::int64, {3});
-    std::vector<std::string> in{"q", "k", "v", "", "", "", "lens"};
-    if (c.mask != DType::undefined) {
-      input(m, "mask", c.mask, {3, 1, 1, c.mask_len});
-      in[3] = "mask";
-    }
-    auto& n = node(m, "Attention", in, {"y"}, "attn");
-    if (c.causal) set_attr(n, "is_causal", int64_t{1});
-    add_output(g(m), "y", DType::float32, {3, 2, 3, 4});
-    auto inputs = random_inputs(m, 3, {});
-    inputs["lens"] = Tensor::from_f64(DType::int64, {3}, {4, 2, 1});
-    inputs["lens"].name = "lens";
-    if (c.mask == DType::boolean) {
-      std::vector<double> keep(static_cast<size_t>(3 * c.mask_len), 1.0);
-      keep[1] = 0;  // batch 0 hides key 1
-      inputs["mask"] = Tensor::from_f64(DType::boolean, {3, 1, 1, c.mask_len}, keep);
-      inputs["mask"].name = "mask";
-    }
-    const Model at23 = converted(m, 23);
-    CHECK(first_node(at23, "Attention").input_size() == 4);
-    CHECK_FALSE(has_attr(first_node(at23, "Attention"), "is_causal"));
-    expect_same_bits(m, at23, inputs);
-    const Model at17 = converted(m, 17);
-    CHECK_FALSE(has_op(at17, "Attention"));
-    expect_close_output(m, at17, inputs, "y");
-  }
-  // With a past, the spec says not to: refused, naming it.
-  Model p = net(24);
-  for (const char* v : {"q", "k", "v", "pk", "pv"}) input(p, v, DType::float32, {1, 2, 3, 4});
-  input(p, "lens", DType::int64, {1});
-  node(p, "Attention", {"q", "k", "v", "", "pk", "pv", "lens"}, {"y"}, "attn");
-  add_output(g(p), "y", DType::float32, {1, 2, 3, 4});
-  for (const int64_t to : {23, 17}) {
-    const std::string e = upgrade_error_of(p, to);
-    INFO(e);
-    CHECK(e.find("'attn'") != std::string::npos);
-    CHECK(e.find("nonpad_kv_seqlen") != std::string::npos);
-  }
-}
-
-TEST_CASE("Attention-25's window becomes part of attn_mask at 24 and 23 (the same bits) and below 23 (within "
-          "rounding), with a past, nonpad_kv_seqlen, is_causal and masks", "[upgrade][opset28]") {
-  struct Case {
-    int64_t left, right;
-    bool causal, past, nonpad;
-    DType mask;
-  };
-  for (const Case c : {Case{2, 1, false, false, false, DType::undefined}, Case{1, -1, true, true, false, DType::boolean},
-                       Case{-1, 0, false, true, false, DType::float32}, Case{0, 2, true, false, true, DType::undefined},
-                       Case{3, 0, false, false, true, DType::boolean}}) {
-    INFO("left " << c.left << " right " << c.right << " causal " << c.causal << " past " << c.past << " nonpad "
-                 << c.nonpad);
-    Model m = net(25);
-    input(m, "q", DType::float32, {2, 2, 3, 4});
-    for (const char* v : {"k", "v"}) input(m, v, DType::float32, {2, 2, 5, 4});
-    std::vector<std::string> in{"q", "k", "v", "", "", ""};
-    const int64_t total = c.past ? 7 : 5;
-    if (c.mask != DType::undefined) {
-      input(m, "mask", c.mask, {2, 1, 3, total});
-      in[3] = "mask";
-    }
-    if (c.past) {
-      input(m, "pk", DType::float32, {2, 2, 2, 4});
-      input(m, "pv", DType::float32, {2, 2, 2, 4});
-      in[4] = "pk";
-      in[5] = "pv";
-    }
-    if (c.nonpad) {
-      input(m, "lens", DType::int64, {2});
-      in.push_back("lens");
-    }
-    auto& n = node(m, "Attention", in, {"y"}, "attn");
-    set_attr(n, "left_window_size", c.left);
-    set_attr(n, "right_window_size", c.right);
-    if (c.causal) set_attr(n, "is_causal", int64_t{1});
-    add_output(g(m), "y", DType::float32, {2, 2, 3, 4});
-    auto inputs = random_inputs(m, 5, {});
-    if (c.nonpad) {
-      inputs["lens"] = Tensor::from_f64(DType::int64, {2}, {5, 2});
-      inputs["lens"].name = "lens";
-    }
-    if (c.mask == DType::boolean) {
-      std::vector<double> keep(static_cast<size_t>(2 * 3 * total), 1.0);
-      keep[2] = 0;
-      inputs["mask"] = Tensor::from_f64(DType::boolean, {2, 1, 3, total}, keep);
-      inputs["mask"].name = "mask";
-    }
-    for (const int64_t to : {24, 23}) {
-      const Model low = converted(m, to);
-      CHECK_FALSE(has_attr(first_node(low, "Attention"), "left_window_size"));
-      expect_same_bits(m, low, inputs);
-    }
-    const Model at17 = converted(m, 17);
-    CHECK_FALSE(has_op(at17, "Attention"));
-    expect_close_output(m, at17, inputs, "y");
-  }
 }
 
 TEST_CASE("CumProd and BitCast are refused below their opset, each with why",
@@ -322,101 +191,6 @@ TEST_CASE("CumProd and BitCast are refused below their opset, each with why",
     CHECK(e.find(fmt::format("op '{}' does not exist at opset {}", c.op, c.opset - 1)) != std::string::npos);
     CHECK(e.find(c.why) != std::string::npos);
   }
-}
-
-TEST_CASE("CausalConvWithState-27 below 27 is Concat or Pad, Conv and Slice: the op's numbers within rounding, "
-          "with and without a past, a bias, SiLU, k = 1", "[upgrade][opset28]") {
-  struct Case {
-    int64_t k;
-    bool past, bias;
-    const char* act;
-  };
-  for (const Case c : {Case{3, false, false, "none"}, Case{3, true, true, "silu"}, Case{4, true, false, "swish"},
-                       Case{1, false, true, "none"}, Case{2, false, true, "silu"}}) {
-    INFO("k " << c.k << " past " << c.past << " bias " << c.bias << " " << c.act);
-    Model m = net(27);
-    input(m, "x", DType::float32, {2, 3, 5});
-    constant(m, "w", DType::float32, {3, 1, c.k}, 0.3);
-    std::vector<std::string> in{"x", "w", c.bias ? "b" : "", c.past ? "past" : ""};
-    if (c.bias) constant(m, "b", DType::float32, {3}, -0.2);
-    if (c.past) input(m, "past", DType::float32, {2, 3, c.k - 1});
-    while (in.back().empty()) in.pop_back();
-    auto& n = node(m, "CausalConvWithState", in, {"y", "state"}, "conv");
-    n.add_attribute()->CopyFrom(onnx::AttributeProto());
-    n.mutable_attribute(0)->set_name("activation");
-    n.mutable_attribute(0)->set_type(onnx::AttributeProto::STRING);
-    n.mutable_attribute(0)->set_s(c.act);
-    add_output(g(m), "y", DType::float32, {2, 3, 5});
-    add_output(g(m), "state", DType::float32, {2, 3, c.k - 1});
-    for (const int64_t to : {26, 17, 11}) {
-      INFO("to " << to);
-      const Model low = converted(m, to);
-      CHECK_FALSE(has_op(low, "CausalConvWithState"));
-      CHECK(has_op(low, "Conv"));
-      expect_same_outputs(m, low);
-    }
-  }
-  // Pad with its pads as an input starts at 11.
-  Model m = net(27);
-  input(m, "x", DType::float32, {1, 2, 4});
-  constant(m, "w", DType::float32, {2, 1, 2}, 0.5);
-  node(m, "CausalConvWithState", {"x", "w"}, {"y"}, "conv");
-  add_output(g(m), "y", DType::float32, {1, 2, 4});
-  const std::string e = upgrade_error_of(m, 10);
-  INFO(e);
-  CHECK(e.find("'conv'") != std::string::npos);
-  CHECK(e.find("Pad with its pads as an input") != std::string::npos);
-}
-
-TEST_CASE("LinearAttention-27 below 27 is a Scan over the sequence: the op's numbers within rounding at every rule, "
-          "down to 9", "[upgrade][opset28]") {
-  for (const char* rule : {"linear", "gated", "delta", "gated_delta"}) {
-    INFO(rule);
-    Model m = net(27);
-    input(m, "q", DType::float32, {2, 5, 8});  // 4 query heads of 2
-    input(m, "k", DType::float32, {2, 5, 4});  // 2 key/value heads of 2
-    input(m, "v", DType::float32, {2, 5, 6});  // values of 3
-    input(m, "decay", DType::float32, {2, 5, 2});  // per head
-    input(m, "beta", DType::float32, {2, 5, 1});
-    auto& n = node(m, "LinearAttention", {"q", "k", "v", "", "decay", "beta"}, {"y", "state"}, "la");
-    set_attr(n, "q_num_heads", int64_t{4});
-    set_attr(n, "kv_num_heads", int64_t{2});
-    auto* a = n.add_attribute();
-    a->set_name("update_rule");
-    a->set_type(onnx::AttributeProto::STRING);
-    a->set_s(rule);
-    add_output(g(m), "y", DType::float32, {2, 5, 12});
-    add_output(g(m), "state", DType::float32, {2, 2, 2, 3});
-    auto inputs = random_inputs(m, 13, {});
-    // Keep the decay negative (log space) and beta in (0, 1): the recurrence stays bounded.
-    inputs["decay"] = random_tensor(DType::float32, {2, 5, 2}, -0.5, -0.05, 14);
-    inputs["decay"].name = "decay";
-    inputs["beta"] = random_tensor(DType::float32, {2, 5, 1}, 0.1, 0.9, 15);
-    inputs["beta"].name = "beta";
-    for (const int64_t to : {26, 17, 9}) {
-      INFO("to " << to);
-      const Model low = converted(m, to);
-      CHECK_FALSE(has_op(low, "LinearAttention"));
-      CHECK(has_op(low, "Scan"));
-      expect_close_output(m, low, inputs, "y");
-      expect_close_output(m, low, inputs, "state");
-    }
-  }
-  // Scan's axes start at 9.
-  Model m = net(27);
-  for (const char* v : {"q", "k", "v"}) input(m, v, DType::float32, {1, 2, 4});
-  auto& n = node(m, "LinearAttention", {"q", "k", "v"}, {"y"}, "la");
-  set_attr(n, "q_num_heads", int64_t{2});
-  set_attr(n, "kv_num_heads", int64_t{2});
-  auto* a = n.add_attribute();
-  a->set_name("update_rule");
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s("linear");
-  add_output(g(m), "y", DType::float32, {1, 2, 4});
-  const std::string e = upgrade_error_of(m, 8);
-  INFO(e);
-  CHECK(e.find("'la'") != std::string::npos);
-  CHECK(e.find("Scan with its axes") != std::string::npos);
 }
 
 TEST_CASE("a float model at 17 goes up to 28 and back with the same bits, the default target stays 15",

@@ -4,9 +4,10 @@
 // --verify` down to 23, 21 and 17 and back up to 28. `--verify` runs the
 // original and the converted model on the same inputs through bnorm's
 // evaluator (Attention in float64, rounded once) and fails beyond rounding.
-// Also: the Attention lowering below 23 on the cases the block does not
-// reach (fully masked rows, softcap, qk_matmul_output, masks shorter than
-// the keys).
+// Also: Attention-24 and 25 going down (nonpad_kv_seqlen and the window
+// folded into attn_mask), and the Attention lowering below 23 on the cases
+// the block does not reach (fully masked rows, softcap, qk_matmul_output,
+// masks shorter than the keys).
 #include <catch2/catch.hpp>
 
 #include <limits>
@@ -149,6 +150,136 @@ TEST_CASE("Attention-24's attn_mask known to be shorter than the keys is padded 
     const Model at23 = converted(m, 23);
     CHECK(has_op(at23, "Pad"));
     expect_same_bits(m, at23, inputs);  // Attention-23 on the padded mask: the same float64 sums
+    const Model at17 = converted(m, 17);
+    CHECK_FALSE(has_op(at17, "Attention"));
+    expect_close_output(m, at17, inputs, "y");
+  }
+}
+
+TEST_CASE("Attention-24 without nonpad_kv_seqlen is Attention-23: up and down with the same bits", "[upgrade][opset28]") {
+  // Built at 23 (eval runs Attention-23; part 1 left Attention-24 out), taken to 24 and 25 and back.
+  Model m = net(23);
+  for (const char* v : {"q", "k", "v"}) input(m, v, DType::float32, {1, 2, 3, 4});
+  auto& n = node(m, "Attention", {"q", "k", "v"}, {"y"}, "attn");
+  set_attr(n, "is_causal", int64_t{1});
+  add_output(g(m), "y", DType::float32, {1, 2, 3, 4});
+  const auto in = random_inputs(m, 11, {});
+  for (const int64_t to : {24, 25}) {
+    INFO("to " << to);
+    const Model up = converted(m, to);
+    CHECK(default_opset(up.proto) == to);
+    const Model back = converted(up, 23);
+    CHECK(first_node(back, "Attention").input_size() == 3);
+    expect_same_bits(m, back, in);
+  }
+}
+
+TEST_CASE("Attention-24's nonpad_kv_seqlen becomes part of attn_mask at 23 (the same bits) and below 23 (within "
+          "rounding), with is_causal's offset frontier, a bool, float or short mask", "[upgrade][opset28]") {
+  // 3 queries, 5 keys; batch 3 with 5, 2 and 1 valid keys (offsets 2, -1, -2: rows hidden entirely).
+  struct Case {
+    bool causal;
+    DType mask;  // undefined: none
+    int64_t mask_len;
+  };
+  for (const Case c : {Case{false, DType::undefined, 5}, Case{true, DType::undefined, 5}, Case{true, DType::boolean, 5},
+                       Case{true, DType::float32, 5}, Case{false, DType::boolean, 1}, Case{true, DType::boolean, 4}}) {
+    INFO("causal " << c.causal << " mask " << static_cast<int>(c.mask) << " of " << c.mask_len << " keys");
+    Model m = net(24);
+    input(m, "q", DType::float32, {3, 2, 3, 4});
+    for (const char* v : {"k", "v"}) input(m, v, DType::float32, {3, 2, 5, 4});
+    input(m, "lens", DType::int64, {3});
+    std::vector<std::string> in{"q", "k", "v", "", "", "", "lens"};
+    if (c.mask != DType::undefined) {
+      input(m, "mask", c.mask, {3, 1, 1, c.mask_len});
+      in[3] = "mask";
+    }
+    auto& n = node(m, "Attention", in, {"y"}, "attn");
+    if (c.causal) set_attr(n, "is_causal", int64_t{1});
+    add_output(g(m), "y", DType::float32, {3, 2, 3, 4});
+    auto inputs = random_inputs(m, 3, {});
+    inputs["lens"] = Tensor::from_f64(DType::int64, {3}, {4, 2, 1});
+    inputs["lens"].name = "lens";
+    if (c.mask == DType::boolean) {
+      std::vector<double> keep(static_cast<size_t>(3 * c.mask_len), 1.0);
+      keep[1] = 0;  // batch 0 hides key 1
+      inputs["mask"] = Tensor::from_f64(DType::boolean, {3, 1, 1, c.mask_len}, keep);
+      inputs["mask"].name = "mask";
+    }
+    const Model at23 = converted(m, 23);
+    CHECK(first_node(at23, "Attention").input_size() == 4);
+    CHECK_FALSE(has_attr(first_node(at23, "Attention"), "is_causal"));
+    expect_same_bits(m, at23, inputs);
+    const Model at17 = converted(m, 17);
+    CHECK_FALSE(has_op(at17, "Attention"));
+    expect_close_output(m, at17, inputs, "y");
+  }
+  // With a past, the spec says not to: refused, naming it.
+  Model p = net(24);
+  for (const char* v : {"q", "k", "v", "pk", "pv"}) input(p, v, DType::float32, {1, 2, 3, 4});
+  input(p, "lens", DType::int64, {1});
+  node(p, "Attention", {"q", "k", "v", "", "pk", "pv", "lens"}, {"y"}, "attn");
+  add_output(g(p), "y", DType::float32, {1, 2, 3, 4});
+  for (const int64_t to : {23, 17}) {
+    const std::string e = upgrade_error_of(p, to);
+    INFO(e);
+    CHECK(e.find("'attn'") != std::string::npos);
+    CHECK(e.find("nonpad_kv_seqlen") != std::string::npos);
+  }
+}
+
+TEST_CASE("Attention-25's window becomes part of attn_mask at 24 and 23 (the same bits) and below 23 (within "
+          "rounding), with a past, nonpad_kv_seqlen, is_causal and masks", "[upgrade][opset28]") {
+  struct Case {
+    int64_t left, right;
+    bool causal, past, nonpad;
+    DType mask;
+  };
+  for (const Case c : {Case{2, 1, false, false, false, DType::undefined}, Case{1, -1, true, true, false, DType::boolean},
+                       Case{-1, 0, false, true, false, DType::float32}, Case{0, 2, true, false, true, DType::undefined},
+                       Case{3, 0, false, false, true, DType::boolean}}) {
+    INFO("left " << c.left << " right " << c.right << " causal " << c.causal << " past " << c.past << " nonpad "
+                 << c.nonpad);
+    Model m = net(25);
+    input(m, "q", DType::float32, {2, 2, 3, 4});
+    for (const char* v : {"k", "v"}) input(m, v, DType::float32, {2, 2, 5, 4});
+    std::vector<std::string> in{"q", "k", "v", "", "", ""};
+    const int64_t total = c.past ? 7 : 5;
+    if (c.mask != DType::undefined) {
+      input(m, "mask", c.mask, {2, 1, 3, total});
+      in[3] = "mask";
+    }
+    if (c.past) {
+      input(m, "pk", DType::float32, {2, 2, 2, 4});
+      input(m, "pv", DType::float32, {2, 2, 2, 4});
+      in[4] = "pk";
+      in[5] = "pv";
+    }
+    if (c.nonpad) {
+      input(m, "lens", DType::int64, {2});
+      in.push_back("lens");
+    }
+    auto& n = node(m, "Attention", in, {"y"}, "attn");
+    set_attr(n, "left_window_size", c.left);
+    set_attr(n, "right_window_size", c.right);
+    if (c.causal) set_attr(n, "is_causal", int64_t{1});
+    add_output(g(m), "y", DType::float32, {2, 2, 3, 4});
+    auto inputs = random_inputs(m, 5, {});
+    if (c.nonpad) {
+      inputs["lens"] = Tensor::from_f64(DType::int64, {2}, {5, 2});
+      inputs["lens"].name = "lens";
+    }
+    if (c.mask == DType::boolean) {
+      std::vector<double> keep(static_cast<size_t>(2 * 3 * total), 1.0);
+      keep[2] = 0;
+      inputs["mask"] = Tensor::from_f64(DType::boolean, {2, 1, 3, total}, keep);
+      inputs["mask"].name = "mask";
+    }
+    for (const int64_t to : {24, 23}) {
+      const Model low = converted(m, to);
+      CHECK_FALSE(has_attr(first_node(low, "Attention"), "left_window_size"));
+      expect_same_bits(m, low, inputs);
+    }
     const Model at17 = converted(m, 17);
     CHECK_FALSE(has_op(at17, "Attention"));
     expect_close_output(m, at17, inputs, "y");

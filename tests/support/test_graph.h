@@ -76,6 +76,14 @@ inline void set_attr(onnx::NodeProto& n, const std::string& name, float v) {
   a->set_f(v);
 }
 
+inline void set_attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+inline void set_attr(onnx::NodeProto& n, const std::string& name, const char* v) { set_attr(n, name, std::string(v)); }
+
 inline void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
   auto* a = n.add_attribute();
   a->set_name(name);
